@@ -1,0 +1,39 @@
+# Build options shared by every target.
+option(MINFLOW_BUILD_TESTS "Build the GoogleTest suite" ON)
+option(MINFLOW_BUILD_BENCHMARKS "Build the Google Benchmark suite" ON)
+option(MINFLOW_BUILD_FUZZERS "Build libFuzzer targets (clang only)" OFF)
+set(MINFLOW_SANITIZE "" CACHE STRING
+    "Sanitizers for every target: '', 'address,undefined' or 'thread'")
+# Eigen's speed depends on the ISA five-fold (see DESIGN.md): target the
+# building machine by default; use a portable level such as x86-64-v3 for
+# binaries carried to another machine, or 'none' for the compiler's default.
+set(MINFLOW_CPU_ARCH "native" CACHE STRING
+    "-march= value for host code: native, x86-64-v3, x86-64-v4, none")
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "" FORCE)
+endif()
+
+find_program(MINFLOW_CCACHE ccache)
+if(MINFLOW_CCACHE)
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${MINFLOW_CCACHE}")
+  set(CMAKE_C_COMPILER_LAUNCHER "${MINFLOW_CCACHE}")
+  if(MINFLOW_CUDA_ENABLED)
+    set(CMAKE_CUDA_COMPILER_LAUNCHER "${MINFLOW_CCACHE}")
+  endif()
+endif()
+
+add_library(minflow_build_flags INTERFACE)
+target_compile_options(minflow_build_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter
+    -Werror=unused-result -Werror=return-type>)
+if(NOT MINFLOW_CPU_ARCH STREQUAL "none")
+  target_compile_options(minflow_build_flags INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX,C>:-march=${MINFLOW_CPU_ARCH}>)
+endif()
+if(MINFLOW_SANITIZE)
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=${MINFLOW_SANITIZE}>
+                      $<$<COMPILE_LANGUAGE:CXX,C>:-fno-omit-frame-pointer>
+                      $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-recover=undefined>)
+  add_link_options(-fsanitize=${MINFLOW_SANITIZE})
+endif()
