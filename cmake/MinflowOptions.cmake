@@ -26,7 +26,9 @@ endif()
 add_library(minflow_build_flags INTERFACE)
 target_compile_options(minflow_build_flags INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter
-    -Werror=unused-result -Werror=return-type>)
+    -Werror=unused-result -Werror=return-type>
+  # GCC 12 reports false positives inside Abseil's InlinedVector.
+  $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-maybe-uninitialized>)
 if(NOT MINFLOW_CPU_ARCH STREQUAL "none")
   target_compile_options(minflow_build_flags INTERFACE
     $<$<COMPILE_LANGUAGE:CXX,C>:-march=${MINFLOW_CPU_ARCH}>)

@@ -220,6 +220,9 @@ Status TensorFromProto(const TensorProto& proto, Tensor* out,
       } else {
         if (content.empty()) {
           status = FillFromTypedField<T>(proto, n, data);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          // Any byte but 0 or 1 would be an invalid bool: normalise.
+          for (int64_t i = 0; i < n; ++i) data[i] = content[i] != 0;
         } else {
           std::memcpy(data, content.data(), content.size());
         }

@@ -188,6 +188,16 @@ TEST(TensorProtoTest, StringContentWithBadLengthPrefixIsAnError) {
                        HasSubstr("length prefix")));
 }
 
+TEST(TensorProtoTest, BoolContentBytesAreNormalised) {
+  // Found by the fuzzer: raw bytes other than 0 and 1 are not valid bools.
+  TensorProto proto =
+      ParseProto("dtype: DT_BOOL tensor_shape { dim { size: 3 } }");
+  proto.set_tensor_content(std::string("\x26\x00\x01", 3));
+  Tensor t;
+  MF_ASSERT_OK(TensorFromProto(proto, &t));
+  EXPECT_EQ(t.SummarizeValue(3), "[True False True]");
+}
+
 TEST(TensorProtoTest, BoolFromProtoFormMatchesStatusForm) {
   Tensor t;
   EXPECT_TRUE(t.FromProto(ParseProto("dtype: DT_BOOL bool_val: true")));
