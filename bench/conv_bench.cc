@@ -1,0 +1,142 @@
+// Conv2D, DepthwiseConv2dNative and MaxPool run through the OpKernel
+// (context, allocation, validation included). Reference in the same run:
+// the GEMM a convolution reduces to once its patches exist ([pixels,
+// patch] x [patch, out_depth], Eigen's matrix product, one thread), so the
+// ratio shows what the patch gathering and sharding cost. Arg: intra-op
+// threads.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Eigen/Core"
+#include "benchmark/benchmark.h"
+#include "minflow/core/tensor.h"
+#include "minflow/framework/device.h"
+#include "minflow/framework/kernel_registry.h"
+#include "minflow/framework/node_def_util.h"
+#include "minflow/framework/op_kernel.h"
+#include "minflow/node_def.pb.h"
+
+namespace minflow {
+namespace {
+
+Tensor RandomFloats(const TensorShape& shape) {
+  Tensor t(DT_FLOAT, shape);
+  t.flat<float>().setRandom();
+  return t;
+}
+
+void SetFlops(benchmark::State& state, double flops_per_iteration) {
+  state.counters["FLOP/s"] = benchmark::Counter(
+      flops_per_iteration * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate);
+}
+
+// One kernel on its own CPU device with `threads` intra-op threads, run
+// until the benchmark stops.
+void RunKernel(benchmark::State& state, const NodeDef& node, int threads,
+               std::vector<Tensor> inputs, double flops) {
+  CpuDeviceOptions options;
+  options.intra_op_threads = threads;
+  CpuDevice device(options);
+  std::unique_ptr<OpKernel> kernel;
+  const Status made =
+      CreateOpKernel(DEVICE_CPU, &device, nullptr, node, 0, &kernel);
+  if (!made.ok()) {
+    state.SkipWithError(std::string(made.message()).c_str());
+    return;
+  }
+  std::vector<TensorValue> values;
+  for (Tensor& t : inputs) values.emplace_back(&t);
+  for (auto _ : state) {
+    OpKernelContext::Params params;
+    params.device = &device;
+    params.op_kernel = kernel.get();
+    params.inputs = values;
+    OpKernelContext ctx(&params);
+    device.Compute(kernel.get(), &ctx);
+    if (!ctx.status().ok()) {
+      state.SkipWithError(std::string(ctx.status().message()).c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(ctx.mutable_output(0));
+  }
+  SetFlops(state, flops);
+}
+
+NodeDef WindowNode(const std::string& op, const std::string& padding,
+                   std::vector<int64_t> strides) {
+  NodeDef node;
+  node.set_name("bench");
+  node.set_op(op);
+  node.add_input("input");
+  if (op != "MaxPool") node.add_input("filter");
+  AddNodeAttr("T", DT_FLOAT, &node);
+  AddNodeAttr("strides", absl::Span<const int64_t>(strides), &node);
+  AddNodeAttr("padding", padding, &node);
+  return node;
+}
+
+// [1,64,64,32] x [3,3,32,64] SAME: 4096 pixels, 288-value patches.
+void BM_Conv2D(benchmark::State& state) {
+  RunKernel(state, WindowNode("Conv2D", "SAME", {1, 1, 1, 1}),
+            static_cast<int>(state.range(0)),
+            {RandomFloats(TensorShape({1, 64, 64, 32})),
+             RandomFloats(TensorShape({3, 3, 32, 64}))},
+            2.0 * 64 * 64 * 64 * 288);
+}
+BENCHMARK(BM_Conv2D)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+// Reference: the [4096, 288] x [288, 64] GEMM alone, one thread.
+void BM_Reference_EigenGemmOfConv2D(benchmark::State& state) {
+  using RowMatrix =
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const RowMatrix patches = RowMatrix::Random(4096, 288);
+  const RowMatrix filter = RowMatrix::Random(288, 64);
+  RowMatrix out(4096, 64);
+  for (auto _ : state) {
+    out.noalias() = patches * filter;
+    benchmark::DoNotOptimize(out.data());
+  }
+  SetFlops(state, 2.0 * 4096 * 64 * 288);
+}
+BENCHMARK(BM_Reference_EigenGemmOfConv2D)->UseRealTime();
+
+// A ResNet bottleneck 1x1: the input is the patch matrix (no copy).
+void BM_Conv2D_1x1(benchmark::State& state) {
+  RunKernel(state, WindowNode("Conv2D", "VALID", {1, 1, 1, 1}),
+            static_cast<int>(state.range(0)),
+            {RandomFloats(TensorShape({1, 56, 56, 64})),
+             RandomFloats(TensorShape({1, 1, 64, 256}))},
+            2.0 * 56 * 56 * 64 * 256);
+}
+BENCHMARK(BM_Conv2D_1x1)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+// A MobileNet depthwise 3x3 on [1,112,112,32].
+void BM_DepthwiseConv2dNative(benchmark::State& state) {
+  RunKernel(state, WindowNode("DepthwiseConv2dNative", "SAME", {1, 1, 1, 1}),
+            static_cast<int>(state.range(0)),
+            {RandomFloats(TensorShape({1, 112, 112, 32})),
+             RandomFloats(TensorShape({3, 3, 32, 1}))},
+            2.0 * 112 * 112 * 32 * 9);
+}
+BENCHMARK(BM_DepthwiseConv2dNative)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime();
+
+// The ResNet stem's 3x3 stride-2 max pool on [1,112,112,64].
+void BM_MaxPool(benchmark::State& state) {
+  NodeDef node = WindowNode("MaxPool", "SAME", {1, 2, 2, 1});
+  AddNodeAttr("ksize", absl::Span<const int64_t>({1, 3, 3, 1}), &node);
+  RunKernel(state, node, static_cast<int>(state.range(0)),
+            {RandomFloats(TensorShape({1, 112, 112, 64}))}, 56.0 * 56 * 64 * 9);
+  state.SetBytesProcessed(state.iterations() * 112 * 112 * 64 * 4);
+}
+BENCHMARK(BM_MaxPool)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+}  // namespace
+}  // namespace minflow
+
+BENCHMARK_MAIN();

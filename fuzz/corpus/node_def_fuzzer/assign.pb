@@ -1,0 +1,4 @@
+
+asAssignvx*
+T0*
+use_locking(

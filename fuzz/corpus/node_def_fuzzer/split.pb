@@ -1,0 +1,4 @@
+
+sSplitaxisx*
+	num_split*
+T0

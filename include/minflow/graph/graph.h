@@ -1,0 +1,150 @@
+// Graph: nodes (each with its OpDef, attrs, input/output types, requested and
+// assigned device), data edges (src, port) -> (dst, port) and control edges.
+// Built from a GraphDef by the importer (graph_constructor.h); exported back
+// with ToGraphDef.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "minflow/core/status.h"
+#include "minflow/core/types.h"
+#include "minflow/graph.pb.h"
+#include "minflow/node_def.pb.h"
+#include "minflow/versions.pb.h"
+
+namespace minflow {
+
+class Graph;
+class Node;
+class OpDef;
+class OpRegistryInterface;
+
+// The port of a control edge on both ends.
+inline constexpr int kControlSlot = -1;
+
+// An edge of the graph. Data edges connect an output port to an input port;
+// control edges carry no data (both ports kControlSlot) and only order.
+struct Edge {
+  Node* src = nullptr;
+  int src_output = 0;
+  Node* dst = nullptr;
+  int dst_input = 0;
+  int id = -1;
+  bool IsControlEdge() const { return src_output == kControlSlot; }
+};
+
+// A node: owned by its Graph, valid while the graph lives and the node is
+// not removed. Not thread-safe to mutate; const access may be shared.
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name(); }
+  const std::string& type_string() const { return def_.op(); }
+  const NodeDef& def() const { return def_; }
+  const OpDef& op_def() const { return *op_def_; }
+
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DataType input_type(int i) const { return input_types_[i]; }
+  DataType output_type(int i) const { return output_types_[i]; }
+  const DataTypeVector& input_types() const { return input_types_; }
+  const DataTypeVector& output_types() const { return output_types_; }
+
+  // The device the NodeDef asked for ("" when none).
+  const std::string& requested_device() const { return def_.device(); }
+  // The device placement chose ("" before placement).
+  const std::string& assigned_device_name() const { return assigned_device_; }
+  void set_assigned_device_name(std::string name) {
+    assigned_device_ = std::move(name);
+  }
+
+  // Edges in insertion order; data edges and control edges together.
+  const std::vector<const Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<const Edge*>& out_edges() const { return out_edges_; }
+  // The data edge into input `index`, or an error if there is none.
+  Status input_edge(int index, const Edge** edge) const;
+
+  bool IsOp(absl::string_view op) const { return def_.op() == op; }
+  bool IsConstant() const { return IsOp("Const"); }
+  bool IsPlaceholder() const { return IsOp("Placeholder"); }
+  // True for ops TF treats as stateful (never constant-folded or pruned away
+  // silently).
+  bool IsStateful() const;
+
+ private:
+  friend class Graph;
+  Node() = default;
+
+  int id_ = -1;
+  NodeDef def_;
+  const OpDef* op_def_ = nullptr;
+  DataTypeVector input_types_;
+  DataTypeVector output_types_;
+  std::string assigned_device_;
+  std::vector<const Edge*> in_edges_;
+  std::vector<const Edge*> out_edges_;
+};
+
+// Owns nodes and edges. Node ids are dense indices into an array and are
+// stable; removed nodes leave a null slot. Not thread-safe to mutate.
+class Graph {
+ public:
+  // `ops` resolves op names (usually OpRegistry::Global()); it must outlive
+  // the graph.
+  explicit Graph(const OpRegistryInterface* ops);
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Adds a node after looking up its op and computing its input and output
+  // types from its attrs. `node_def` should already carry attr defaults.
+  // Does not connect edges.
+  StatusOr<Node*> AddNode(NodeDef node_def);
+  // Removes `node` and every edge touching it.
+  void RemoveNode(Node* node);
+
+  // Adds an edge; for a data edge the ports must be in range (CHECKed: the
+  // importer validates user data before calling this).
+  const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  const Edge* AddControlEdge(Node* src, Node* dst);
+  void RemoveEdge(const Edge* edge);
+
+  // The node named `name`, or nullptr.
+  Node* FindNodeByName(absl::string_view name) const;
+
+  // Live nodes in id order.
+  std::vector<Node*> nodes() const;
+  int num_nodes() const { return num_nodes_; }
+  // One past the largest node id ever given out (for id-indexed arrays).
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  Node* FindNodeId(int id) const;
+  int num_edges() const { return num_edges_; }
+
+  const VersionDef& versions() const { return versions_; }
+  void set_versions(const VersionDef& versions) { versions_ = versions; }
+  const OpRegistryInterface* op_registry() const { return ops_; }
+
+  // Exports nodes in id order with inputs rebuilt from the edges: data
+  // inputs in port order, then "^control" inputs.
+  void ToGraphDef(GraphDef* graph_def) const;
+
+ private:
+  const OpRegistryInterface* const ops_;
+  VersionDef versions_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<Edge>> edges_;
+  absl::flat_hash_map<std::string, Node*> name_index_;
+  int num_nodes_ = 0;
+  int num_edges_ = 0;
+};
+
+// Nodes in an order where every node comes after all its inputs (data and
+// control), computed without recursion. InvalidArgument naming a node on a
+// cycle if there is one.
+Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order);
+
+}  // namespace minflow

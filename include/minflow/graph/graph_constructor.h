@@ -1,0 +1,47 @@
+// GraphDef -> Graph with full validation; the one importer every entry point
+// (Session, the CLI, the C API) uses.
+#pragma once
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "minflow/core/status.h"
+
+namespace minflow {
+
+class Graph;
+class GraphDef;
+
+// The GraphDef versions minflow reads: graphs whose min_consumer is at most
+// kGraphDefVersion and whose producer is at least kGraphDefVersionMinProducer.
+// kGraphDefVersion follows the TensorFlow release whose op list minflow
+// tracks (2.21), so graphs TensorFlow writes today import.
+inline constexpr int kGraphDefVersion = 2100;
+inline constexpr int kGraphDefVersionMinProducer = 0;
+
+struct GraphConstructorOptions {
+  // Adds OpDef defaults for attrs the NodeDefs leave out (TF's behaviour).
+  bool add_default_attributes = true;
+  // Prepended to every node name (and to the inputs that name them), for
+  // importing one graph into another's namespace. Empty: names unchanged.
+  std::string prefix;
+};
+
+// Builds `*graph` (which must be empty) from `graph_def`, checking: versions,
+// node names (syntax, duplicates), every op registered (with suggestions),
+// attrs against the OpDef (after defaults), input counts after list
+// expansion, each input's node and port ("x", "x:1", "^x"; data before
+// control), dtypes of every data edge, and cycles (naming a node on one).
+// Errors are InvalidArgument (NotFound for unknown ops) and name the node
+// and its op. Shapes are not checked here: see ShapeRefiner.
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              const GraphDef& graph_def, Graph* graph);
+
+// Parses a GraphDef from bytes in binary or text format, telling them apart
+// by content rather than by file name. InvalidArgument when neither parses.
+Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def);
+
+// Reads and parses a GraphDef file (binary .pb or text .pbtxt).
+Status ReadGraphDefFile(const std::string& path, GraphDef* graph_def);
+
+}  // namespace minflow

@@ -1,0 +1,72 @@
+// Session: runs a GraphDef. Create once, then Run with feeds, fetches and
+// targets as often as needed, from any number of threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "minflow/config.pb.h"
+#include "minflow/core/status.h"
+#include "minflow/core/tensor.h"
+
+namespace minflow {
+
+class GraphDef;
+class RunMetadata;
+class RunOptions;
+
+struct SessionOptions {
+  // device_count, intra/inter-op threads, allow_soft_placement,
+  // log_device_placement, operation_timeout_in_ms are honoured.
+  ConfigProto config;
+};
+
+// A device as Session::ListDevices reports it.
+struct DeviceInfo {
+  std::string name;         // "/job:localhost/replica:0/task:0/device:CPU:0"
+  std::string device_type;  // "CPU", "GPU"
+  int64_t memory_limit_bytes = 0;  // 0 when unknown or unlimited
+};
+
+// Thread-safe: Run may be called concurrently; Close waits for nothing and
+// makes later calls fail with Cancelled.
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // Imports, validates and shape-checks `graph` (one GraphDef per session).
+  virtual Status Create(const GraphDef& graph) = 0;
+
+  // Feeds `inputs` ({"name:port", tensor}; "name" means port 0), evaluates
+  // `output_tensor_names` into `*outputs` (same order; a name may repeat
+  // and may name a feed) and runs `target_node_names` for their effects.
+  // Only what the fetches and targets need runs. Errors name the node and
+  // op that failed.
+  virtual Status Run(const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::vector<std::string>& output_tensor_names,
+                     const std::vector<std::string>& target_node_names,
+                     std::vector<Tensor>* outputs) = 0;
+
+  // As above; `run_options` sets a timeout (timeout_in_ms) and a trace level
+  // (FULL_TRACE or SOFTWARE_TRACE fill run_metadata->step_stats).
+  virtual Status Run(const RunOptions& run_options,
+                     const std::vector<std::pair<std::string, Tensor>>& inputs,
+                     const std::vector<std::string>& output_tensor_names,
+                     const std::vector<std::string>& target_node_names,
+                     std::vector<Tensor>* outputs,
+                     RunMetadata* run_metadata) = 0;
+
+  virtual Status ListDevices(std::vector<DeviceInfo>* devices) = 0;
+  virtual Status Close() = 0;
+
+  // NewSession(options) + Create(graph) in one call.
+  static StatusOr<std::unique_ptr<Session>> Create(
+      const GraphDef& graph, const SessionOptions& options);
+};
+
+// A session on this process's devices (TensorFlow's DirectSession).
+std::unique_ptr<Session> NewSession(const SessionOptions& options);
+
+}  // namespace minflow

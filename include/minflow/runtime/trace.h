@@ -1,0 +1,16 @@
+// Step timelines: StepStats as Chrome trace-event JSON, which Perfetto
+// (ui.perfetto.dev) and chrome://tracing open.
+#pragma once
+
+#include <string>
+
+namespace minflow {
+
+class StepStats;
+
+// One "X" (complete) event per node execution, on a track per device and
+// thread, with the op, the output shapes and the bytes allocated in args;
+// timestamps in microseconds from the step's first node.
+std::string StepStatsToChromeTrace(const StepStats& step_stats);
+
+}  // namespace minflow

@@ -1,0 +1,191 @@
+#include "minflow/graph/graph.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "minflow/core/logging.h"
+#include "minflow/framework/node_def_util.h"
+#include "minflow/framework/op.h"
+#include "minflow/op_def.pb.h"
+
+namespace minflow {
+
+bool Node::IsStateful() const { return op_def_->is_stateful(); }
+
+Status Node::input_edge(int index, const Edge** edge) const {
+  for (const Edge* e : in_edges_) {
+    if (e->dst_input == index) {
+      *edge = e;
+      return OkStatus();
+    }
+  }
+  return errors::InvalidArgument("Node ", name(), " has no edge into input ",
+                                 index);
+}
+
+Graph::Graph(const OpRegistryInterface* ops) : ops_(ops) {}
+
+Graph::~Graph() = default;
+
+StatusOr<Node*> Graph::AddNode(NodeDef node_def) {
+  const OpDef* op_def = nullptr;
+  MF_RETURN_IF_ERROR(ops_->LookUpOpDef(node_def.op(), &op_def));
+  auto node = std::unique_ptr<Node>(new Node());
+  MF_RETURN_IF_ERROR(InOutTypesForNode(node_def, *op_def, &node->input_types_,
+                                       &node->output_types_));
+  if (name_index_.contains(node_def.name())) {
+    return errors::InvalidArgument("Node name '", node_def.name(),
+                                   "' is used by more than one node");
+  }
+  node->id_ = static_cast<int>(nodes_.size());
+  node->def_ = std::move(node_def);
+  node->op_def_ = op_def;
+  Node* raw = node.get();
+  name_index_[raw->name()] = raw;
+  nodes_.push_back(std::move(node));
+  ++num_nodes_;
+  return raw;
+}
+
+void Graph::RemoveNode(Node* node) {
+  MF_CHECK(node != nullptr && FindNodeId(node->id()) == node);
+  // Copies: RemoveEdge edits the vectors being walked.
+  const std::vector<const Edge*> in = node->in_edges_;
+  const std::vector<const Edge*> out = node->out_edges_;
+  for (const Edge* e : in) RemoveEdge(e);
+  for (const Edge* e : out) RemoveEdge(e);
+  name_index_.erase(node->name());
+  nodes_[node->id()].reset();
+  --num_nodes_;
+}
+
+const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
+                           int dst_input) {
+  const bool control = src_output == kControlSlot;
+  MF_CHECK_EQ(control, dst_input == kControlSlot);
+  if (!control) {
+    MF_CHECK(src_output >= 0 && src_output < src->num_outputs());
+    MF_CHECK(dst_input >= 0 && dst_input < dst->num_inputs());
+  }
+  auto edge = std::make_unique<Edge>();
+  edge->src = src;
+  edge->src_output = src_output;
+  edge->dst = dst;
+  edge->dst_input = dst_input;
+  edge->id = static_cast<int>(edges_.size());
+  const Edge* raw = edge.get();
+  src->out_edges_.push_back(raw);
+  dst->in_edges_.push_back(raw);
+  edges_.push_back(std::move(edge));
+  ++num_edges_;
+  return raw;
+}
+
+const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
+  for (const Edge* e : dst->in_edges_) {
+    if (e->IsControlEdge() && e->src == src) return e;  // already there
+  }
+  return AddEdge(src, kControlSlot, dst, kControlSlot);
+}
+
+void Graph::RemoveEdge(const Edge* edge) {
+  auto erase = [edge](std::vector<const Edge*>* v) {
+    v->erase(std::remove(v->begin(), v->end(), edge), v->end());
+  };
+  erase(&edge->src->out_edges_);
+  erase(&edge->dst->in_edges_);
+  edges_[edge->id].reset();
+  --num_edges_;
+}
+
+Node* Graph::FindNodeByName(absl::string_view name) const {
+  auto it = name_index_.find(name);
+  return it == name_index_.end() ? nullptr : it->second;
+}
+
+std::vector<Node*> Graph::nodes() const {
+  std::vector<Node*> result;
+  result.reserve(num_nodes_);
+  for (const auto& n : nodes_) {
+    if (n != nullptr) result.push_back(n.get());
+  }
+  return result;
+}
+
+Node* Graph::FindNodeId(int id) const {
+  if (id < 0 || id >= num_node_ids()) return nullptr;
+  return nodes_[id].get();
+}
+
+void Graph::ToGraphDef(GraphDef* graph_def) const {
+  graph_def->Clear();
+  *graph_def->mutable_versions() = versions_;
+  for (const auto& n : nodes_) {
+    if (n == nullptr) continue;
+    NodeDef* def = graph_def->add_node();
+    *def = n->def_;
+    def->clear_input();
+    std::vector<const Edge*> data(n->num_inputs(), nullptr);
+    std::vector<const Edge*> control;
+    for (const Edge* e : n->in_edges_) {
+      if (e->IsControlEdge()) {
+        control.push_back(e);
+      } else {
+        data[e->dst_input] = e;
+      }
+    }
+    for (const Edge* e : data) {
+      if (e == nullptr) continue;  // an input not connected yet
+      def->add_input(e->src_output == 0
+                         ? e->src->name()
+                         : absl::StrCat(e->src->name(), ":", e->src_output));
+    }
+    for (const Edge* e : control) def->add_input("^" + e->src->name());
+    if (!n->assigned_device_.empty()) def->set_device(n->assigned_device_);
+  }
+}
+
+Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
+  order->clear();
+  std::vector<int> pending(graph.num_node_ids(), 0);
+  std::deque<Node*> ready;
+  for (Node* n : graph.nodes()) {
+    pending[n->id()] = static_cast<int>(n->in_edges().size());
+    if (pending[n->id()] == 0) ready.push_back(n);
+  }
+  while (!ready.empty()) {
+    Node* n = ready.front();
+    ready.pop_front();
+    order->push_back(n);
+    for (const Edge* e : n->out_edges()) {
+      if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
+    }
+  }
+  if (static_cast<int>(order->size()) == graph.num_nodes()) return OkStatus();
+  // Some node never became ready: it is on a cycle or downstream of one.
+  // Walk back along unfinished inputs until a node repeats: that one is on
+  // the cycle.
+  Node* start = nullptr;
+  for (Node* n : graph.nodes()) {
+    if (pending[n->id()] > 0) {
+      start = n;
+      break;
+    }
+  }
+  std::vector<bool> seen(graph.num_node_ids(), false);
+  Node* n = start;
+  while (!seen[n->id()]) {
+    seen[n->id()] = true;
+    for (const Edge* e : n->in_edges()) {
+      if (pending[e->src->id()] > 0) {
+        n = e->src;
+        break;
+      }
+    }
+  }
+  return errors::InvalidArgument("Graph has a cycle: node '", n->name(),
+                                 "' (", n->type_string(),
+                                 ") is its own ancestor");
+}
+
+}  // namespace minflow

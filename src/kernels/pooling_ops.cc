@@ -1,0 +1,180 @@
+// MaxPool and AvgPool (NHWC, CPU): a direct loop over each output pixel's
+// window, vectorised over channels and sharded over output pixels. Padded
+// positions never count: MaxPool ignores them, AvgPool divides by the
+// number of taps inside the image (TensorFlow's semantics).
+#define EIGEN_USE_THREADS
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "Eigen/Core"
+#include "minflow/core/work_sharder.h"
+#include "minflow/framework/op_kernel.h"
+#include "minflow/framework/register_types.h"
+#include "src/kernels/conv_ops_common.h"
+
+namespace minflow {
+namespace {
+
+using CPUDevice = Eigen::ThreadPoolDevice;
+
+template <typename T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// The max of an empty window (one wholly in EXPLICIT padding), as
+// TensorFlow's reducer starts: -inf where the type has it.
+template <typename T>
+T MaxIdentity() {
+  if constexpr (Eigen::NumTraits<T>::IsInteger) {
+    return Eigen::NumTraits<T>::lowest();
+  } else {
+    return -Eigen::NumTraits<T>::infinity();
+  }
+}
+
+// Calls fn(first input pixel of the tap row, taps in that row) for each row
+// of output pixel p's window that lies inside the image; the taps of a row
+// are consecutive input pixels. Returns the number of taps visited.
+template <typename Fn>
+int64_t ForEachWindowRow(const Conv2DDimensions& d, int64_t p, Fn fn) {
+  const int64_t ow = p % d.out_cols;
+  const int64_t rest = p / d.out_cols;
+  const int64_t oh = rest % d.out_rows;
+  const int64_t n = rest / d.out_rows;
+  const int64_t h_start = oh * d.stride_rows - d.pad_rows_before;
+  const int64_t w_start = ow * d.stride_cols - d.pad_cols_before;
+  const int64_t h0 = std::max<int64_t>(h_start, 0);
+  const int64_t h1 = std::min(h_start + d.filter_rows, d.input_rows);
+  const int64_t w0 = std::max<int64_t>(w_start, 0);
+  const int64_t w1 = std::min(w_start + d.filter_cols, d.input_cols);
+  if (h1 <= h0 || w1 <= w0) return 0;
+  for (int64_t h = h0; h < h1; ++h) {
+    fn((n * d.input_rows + h) * d.input_cols + w0, w1 - w0);
+  }
+  return (h1 - h0) * (w1 - w0);
+}
+
+template <typename T>
+void MaxPoolPixels(const PoolDimensions& d, const T* input, T* output,
+                   int64_t p0, int64_t p1) {
+  const int64_t depth = d.in_depth;
+  for (int64_t p = p0; p < p1; ++p) {
+    ArrayMap<T> out(output + p * depth, depth);
+    out.setConstant(MaxIdentity<T>());
+    ForEachWindowRow(d, p, [&](int64_t pixel, int64_t taps) {
+      for (int64_t t = 0; t < taps; ++t) {
+        out = out.max(ConstArrayMap<T>(input + (pixel + t) * depth, depth));
+      }
+    });
+  }
+}
+
+// Pools across channels: output channel c is the max of input channels
+// [c * window, (c + 1) * window) of the same pixel.
+template <typename T>
+void DepthMaxPoolPixels(const PoolDimensions& d, const T* input, T* output,
+                        int64_t p0, int64_t p1) {
+  const int64_t window = d.depth_window;
+  for (int64_t p = p0; p < p1; ++p) {
+    const T* in = input + p * d.in_depth;
+    T* out = output + p * d.out_depth;
+    for (int64_t c = 0; c < d.out_depth; ++c) {
+      out[c] = ConstArrayMap<T>(in + c * window, window).maxCoeff();
+    }
+  }
+}
+
+template <typename T>
+void AvgPoolPixels(const PoolDimensions& d, const T* input, T* output,
+                   int64_t p0, int64_t p1) {
+  const int64_t depth = d.in_depth;
+  for (int64_t p = p0; p < p1; ++p) {
+    ArrayMap<T> out(output + p * depth, depth);
+    out.setZero();
+    const int64_t count =
+        ForEachWindowRow(d, p, [&](int64_t pixel, int64_t taps) {
+          for (int64_t t = 0; t < taps; ++t) {
+            out += ConstArrayMap<T>(input + (pixel + t) * depth, depth);
+          }
+        });
+    // SAME and VALID windows always hold at least one tap.
+    if (count > 0) out /= static_cast<T>(count);
+  }
+}
+
+enum class PoolKind { kMax, kAvg };
+
+template <typename Device, typename T, PoolKind kKind>
+class PoolingOp : public OpKernel {
+ public:
+  explicit PoolingOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, InitPoolParameters(ctx, &params_));
+    OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
+                errors::InvalidArgument(
+                    "Default ",
+                    kKind == PoolKind::kMax ? "MaxPoolingOp" : "AvgPoolingOp",
+                    " only supports NHWC on device type CPU"));
+    if constexpr (kKind == PoolKind::kAvg) {
+      OP_REQUIRES(ctx, params_.ksize[3] == 1,
+                  errors::Unimplemented(
+                      "Non-spatial pooling is not yet supported: AvgPool "
+                      "needs ksize[3] == 1, but got ",
+                      params_.ksize[3]));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    PoolDimensions d;
+    OP_REQUIRES_OK(ctx, ComputePoolDimensions(params_, input.shape(), &d));
+    TensorShape out_shape;
+    OP_REQUIRES_OK(
+        ctx, TensorShape::BuildTensorShape(
+                 {d.batch, d.out_rows, d.out_cols, d.out_depth}, &out_shape));
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
+    if (out_shape.num_elements() == 0) return;
+    const T* in = input.base<const T>();
+    T* out = output->base<T>();
+    const int64_t pixels = d.batch * d.out_rows * d.out_cols;
+    const int64_t cost_per_pixel =
+        d.filter_rows * d.filter_cols * d.in_depth + d.in_depth;
+    const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
+    Shard(workers->num_threads, workers->workers, pixels, cost_per_pixel,
+          [&](int64_t start, int64_t limit) {
+            if constexpr (kKind == PoolKind::kAvg) {
+              AvgPoolPixels<T>(d, in, out, start, limit);
+            } else if (d.depth_window > 1) {
+              DepthMaxPoolPixels<T>(d, in, out, start, limit);
+            } else {
+              MaxPoolPixels<T>(d, in, out, start, limit);
+            }
+          });
+  }
+
+ private:
+  PoolParameters params_;
+};
+
+#define REGISTER_MAX(T)                                          \
+  REGISTER_KERNEL_BUILDER(                                       \
+      Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      PoolingOp<CPUDevice, T, PoolKind::kMax>);
+TF_CALL_float(REGISTER_MAX) TF_CALL_double(REGISTER_MAX)
+    TF_CALL_half(REGISTER_MAX) TF_CALL_bfloat16(REGISTER_MAX)
+        TF_CALL_int32(REGISTER_MAX) TF_CALL_int64(REGISTER_MAX)
+            TF_CALL_uint8(REGISTER_MAX) TF_CALL_int8(REGISTER_MAX)
+#undef REGISTER_MAX
+
+#define REGISTER_AVG(T)                                          \
+  REGISTER_KERNEL_BUILDER(                                       \
+      Name("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      PoolingOp<CPUDevice, T, PoolKind::kAvg>);
+                TF_CALL_float(REGISTER_AVG) TF_CALL_double(REGISTER_AVG)
+#undef REGISTER_AVG
+
+}  // namespace
+}  // namespace minflow

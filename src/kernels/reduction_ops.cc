@@ -1,0 +1,260 @@
+// Sum, Mean, Prod, Max and Min over a set of axes (keep_dims, negative
+// axes, int32 or int64 axes), with TensorFlow's results for empty inputs.
+#define EIGEN_USE_THREADS
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "absl/container/inlined_vector.h"
+#include "minflow/framework/op_kernel.h"
+#include "minflow/framework/register_types.h"
+#include "src/kernels/cwise_ops_common.h"
+#include "src/kernels/reduction_ops_common.h"
+#include "src/kernels/transpose_functor.h"
+
+namespace minflow {
+namespace {
+
+// Note [Reduction compute types]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Each kernel reduces in a compute type C, chosen so that few Eigen
+// reductions are instantiated and results are at least as good as
+// TensorFlow's:
+//   half, bfloat16   -> float (cast in, reduce, cast out): accurate sums.
+//   Sum/Prod on int32/int64 -> uint32/uint64 on the same bits: two's
+//                       complement wrap without signed overflow (Note
+//                       [Integer overflow in kernels]).
+//   Mean             -> the Sum above divided by the count; int32 sums in
+//                       int64 first, as TensorFlow's Mean does, and integer
+//                       means truncate.
+//   Max/Min          -> the type itself; NaN propagates, as TensorFlow.
+
+enum class Kind { kSum, kMean, kProd, kMax, kMin };
+
+template <typename T>
+constexpr bool kIsLowFloat =
+    std::is_same<T, half>::value || std::is_same<T, bfloat16>::value;
+
+// The compute type of `Kind` on inputs of type T (after the int32 -> int64
+// widening of Mean).
+template <typename T, Kind K, typename Enable = void>
+struct ComputeTypeOf {
+  using type = typename std::conditional<kIsLowFloat<T>, float, T>::type;
+};
+template <typename T, Kind K>
+struct ComputeTypeOf<T, K,
+                     typename std::enable_if<std::is_integral<T>::value &&
+                                             K != Kind::kMax &&
+                                             K != Kind::kMin>::type> {
+  using type = typename std::make_unsigned<T>::type;
+};
+template <typename T, Kind K>
+using ComputeType = typename ComputeTypeOf<T, K>::type;
+
+template <typename C, Kind K>
+struct EigenReducer;
+template <typename C>
+struct EigenReducer<C, Kind::kSum> {
+  using type = Eigen::internal::SumReducer<C>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kMean> {
+  using type = Eigen::internal::SumReducer<C>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kProd> {
+  using type = Eigen::internal::ProdReducer<C>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kMax> {
+  using type = Eigen::internal::MaxReducer<C, Eigen::PropagateNaN>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kMin> {
+  using type = Eigen::internal::MinReducer<C, Eigen::PropagateNaN>;
+};
+
+// A reduction of at most three merged dims (see ReductionHelper).
+struct Plan {
+  absl::InlinedVector<int64_t, 3> dims;
+  bool reduce_first = false;
+};
+
+// out = reduce(in) for the five patterns TensorFlow's ReductionOp has;
+// type2index axes let Eigen pick its inner/outer fast paths at compile time.
+template <typename C, typename Reducer>
+void ReduceEigen(const CPUDevice& d, const C* in, const Plan& p, C* out) {
+  const Reducer reducer;
+  const Eigen::IndexList<Eigen::type2index<0>> k0;
+  const Eigen::IndexList<Eigen::type2index<1>> k1;
+  const Eigen::IndexList<Eigen::type2index<0>, Eigen::type2index<2>> k02;
+  if (p.dims.size() == 1) {
+    typename TTypes<C, 0>::Tensor o(out);
+    typename TTypes<C, 1>::ConstTensor i(in, p.dims[0]);
+    o.device(d) = i.reduce(k0, reducer);
+  } else if (p.dims.size() == 2) {
+    typename TTypes<C, 2>::ConstTensor i(in, p.dims[0], p.dims[1]);
+    typename TTypes<C, 1>::Tensor o(out, p.dims[p.reduce_first ? 1 : 0]);
+    if (p.reduce_first) {
+      o.device(d) = i.reduce(k0, reducer);
+    } else {
+      o.device(d) = i.reduce(k1, reducer);
+    }
+  } else {
+    typename TTypes<C, 3>::ConstTensor i(in, p.dims[0], p.dims[1], p.dims[2]);
+    if (p.reduce_first) {
+      typename TTypes<C, 1>::Tensor o(out, p.dims[1]);
+      o.device(d) = i.reduce(k02, reducer);
+    } else {
+      typename TTypes<C, 2>::Tensor o(out, p.dims[0], p.dims[2]);
+      o.device(d) = i.reduce(k1, reducer);
+    }
+  }
+}
+
+// What an empty reduction yields (TensorFlow's identities; Mean of nothing
+// is NaN for floating types and 0 for integers).
+template <typename T, Kind K>
+T Identity() {
+  constexpr bool kFloat = !std::is_integral<T>::value;
+  switch (K) {
+    case Kind::kSum:
+      return T(0);
+    case Kind::kMean:
+      return kFloat ? Eigen::NumTraits<T>::quiet_NaN() : T(0);
+    case Kind::kProd:
+      return T(1);
+    case Kind::kMax:
+      return kFloat ? -Eigen::NumTraits<T>::infinity()
+                    : Eigen::NumTraits<T>::lowest();
+    case Kind::kMin:
+      return kFloat ? Eigen::NumTraits<T>::infinity()
+                    : Eigen::NumTraits<T>::highest();
+  }
+  return T(0);
+}
+
+template <typename T, Kind K>
+class ReductionOp : public OpKernel {
+ public:
+  explicit ReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& data = ctx->input(0);
+    const Tensor& axes = ctx->input(1);
+    ReductionHelper helper;
+    OP_REQUIRES_OK(ctx, helper.Simplify(data, axes, keep_dims_));
+    const int ndims = helper.ndims();
+    if (ndims == 0 || (ndims == 1 && !helper.reduce_first_axis())) {
+      // Nothing is reduced: the input is the answer, reshaped.
+      Tensor out;
+      OP_REQUIRES(ctx, out.CopyFrom(data, helper.out_shape()),
+                  errors::Internal("Error during reduction copy."));
+      ctx->set_output(0, out);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, helper.out_shape(), &out));
+    const int64_t out_size = out->NumElements();
+    if (out_size == 0) return;
+    T* out_data = out->base<T>();
+    if (data.NumElements() == 0) {
+      const T identity = Identity<T, K>();
+      for (int64_t i = 0; i < out_size; ++i) out_data[i] = identity;
+      return;
+    }
+
+    const CPUDevice& d = ctx->eigen_device<CPUDevice>();
+    Plan plan;
+    const Tensor* src = &data;
+    Tensor shuffled;
+    if (ndims <= 3) {
+      plan.dims.assign(helper.data_reshape().begin(),
+                       helper.data_reshape().end());
+      plan.reduce_first = helper.reduce_first_axis();
+    } else {
+      // Move every reduced run last, then reduce the inner dim of a matrix.
+      Tensor reshaped;
+      OP_REQUIRES(ctx,
+                  reshaped.CopyFrom(data, TensorShape(helper.data_reshape())),
+                  errors::Internal("Error during reduction copy."));
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(data.dtype(),
+                                             helper.shuffled_shape(),
+                                             &shuffled));
+      const auto perm = helper.permutation();
+      OP_REQUIRES_OK(ctx, DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
+                                      reshaped, perm, &shuffled));
+      src = &shuffled;
+      plan.dims = {out_size, data.NumElements() / out_size};
+      plan.reduce_first = false;
+    }
+    const int64_t count = data.NumElements() / out_size;
+
+    if constexpr (kIsLowFloat<T>) {
+      Tensor in_f;
+      Tensor out_f;
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, src->shape(), &in_f));
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, out->shape(), &out_f));
+      in_f.flat<float>().device(d) = src->flat<T>().template cast<float>();
+      float* o = out_f.base<float>();
+      ReduceEigen<float, typename EigenReducer<float, K>::type>(
+          d, in_f.base<const float>(), plan, o);
+      if (K == Kind::kMean) {
+        for (int64_t i = 0; i < out_size; ++i) o[i] /= static_cast<float>(count);
+      }
+      out->flat<T>().device(d) = out_f.flat<float>().template cast<T>();
+    } else if constexpr (K == Kind::kMean && std::is_same<T, int32_t>::value) {
+      Tensor wide;
+      Tensor wide_out;
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_INT64, src->shape(), &wide));
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_INT64, out->shape(), &wide_out));
+      wide.flat<int64_t>().device(d) =
+          src->flat<int32_t>().template cast<int64_t>();
+      ReduceEigen<uint64_t, Eigen::internal::SumReducer<uint64_t>>(
+          d, reinterpret_cast<const uint64_t*>(wide.base<const int64_t>()),
+          plan, reinterpret_cast<uint64_t*>(wide_out.base<int64_t>()));
+      const int64_t* sums = wide_out.base<const int64_t>();
+      for (int64_t i = 0; i < out_size; ++i) {
+        out_data[i] = static_cast<int32_t>(sums[i] / count);
+      }
+    } else {
+      using C = ComputeType<T, K>;
+      static_assert(sizeof(C) == sizeof(T), "reinterpreting needs equal sizes");
+      C* o = reinterpret_cast<C*>(out_data);
+      ReduceEigen<C, typename EigenReducer<C, K>::type>(
+          d, reinterpret_cast<const C*>(src->base<const T>()), plan, o);
+      if constexpr (K == Kind::kMean) {
+        for (int64_t i = 0; i < out_size; ++i) {
+          out_data[i] = static_cast<T>(out_data[i] / static_cast<T>(count));
+        }
+      }
+    }
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
+
+constexpr DataType kTidxTypes[] = {DT_INT32, DT_INT64};
+
+#define REGISTER_KIND(NAME, KIND, T)                                     \
+  REGISTER_KERNEL_BUILDER(Name(NAME)                                     \
+                              .Device(DEVICE_CPU)                        \
+                              .TypeConstraint<T>("T")                    \
+                              .TypeConstraint("Tidx", kTidxTypes),     \
+                          ReductionOp<T, KIND>);
+#define REGISTER_CPU(T)                        \
+  REGISTER_KIND("Sum", Kind::kSum, T)          \
+  REGISTER_KIND("Mean", Kind::kMean, T)        \
+  REGISTER_KIND("Prod", Kind::kProd, T)        \
+  REGISTER_KIND("Max", Kind::kMax, T)          \
+  REGISTER_KIND("Min", Kind::kMin, T)
+MF_CALL_CORE_REAL_TYPES(REGISTER_CPU)
+#undef REGISTER_CPU
+#undef REGISTER_KIND
+
+}  // namespace
+}  // namespace minflow

@@ -1,0 +1,817 @@
+// Array ops: constants and placeholders, identities, shape queries, and
+// the ops that rearrange a tensor without computing on it (Reshape,
+// ExpandDims, Squeeze, Transpose, ConcatV2, Pack/Unpack, Split/SplitV, Fill,
+// Tile, Pad/PadV2/MirrorPad). Slicing and indexing live in
+// array_index_ops.cc. Interfaces match TensorFlow's.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "minflow/core/tensor.h"
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/shape_inference.h"
+#include "minflow/tensor.pb.h"
+#include "minflow/tensor_shape.pb.h"
+
+namespace minflow {
+
+using shape_inference::DimensionHandle;
+using shape_inference::GetIntValues;
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+namespace {
+
+// ---- Constants, placeholders, identities -----------------------------------
+
+Status ConstShape(InferenceContext* c) {
+  const TensorProto* proto = nullptr;
+  MF_RETURN_IF_ERROR(c->GetAttr("value", &proto));
+  MF_RETURN_IF_ERROR(TensorShape::IsValidShape(proto->tensor_shape()));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeProto(proto->tensor_shape(), &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+Status PlaceholderShape(InferenceContext* c) {
+  PartialTensorShape shape;
+  MF_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+  // Graphs this old could not tell a scalar shape attr from an unknown one.
+  if (c->graph_def_version() <= 21 && shape.dims() <= 0) {
+    return shape_inference::UnknownShape(c);
+  }
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shape, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+Status PlaceholderWithDefaultShape(InferenceContext* c) {
+  PartialTensorShape shape;
+  MF_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shape, &out));
+  // The default must fit the declared shape, but the output is the declared
+  // shape: a fed value may be any shape it allows.
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->Merge(c->input(0), out, &unused));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+Status IdentityNShape(InferenceContext* c) {
+  std::vector<ShapeHandle> inputs;
+  MF_RETURN_IF_ERROR(c->input("input", &inputs));
+  return c->set_output("output", inputs);
+}
+
+// ---- Shape queries ------------------------------------------------------------
+
+Status ShapeOpShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  c->set_output(0, c->Vector(c->RankKnown(input)
+                                 ? c->MakeDim(c->Rank(input))
+                                 : c->UnknownDim()));
+  return OkStatus();
+}
+
+// ---- Reshape ----------------------------------------------------------------------
+
+// Checks a known `shape` value as the kernel will: one -1 at most, no other
+// negative sizes.
+Status CheckReshapeValue(const Tensor& shape_t) {
+  std::vector<int64_t> sizes;
+  MF_RETURN_IF_ERROR(GetIntValues(shape_t, "shape", &sizes));
+  int unknown = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (unknown >= 0) {
+        return errors::InvalidArgument("Only one input size may be -1, not "
+                                       "both ",
+                                       unknown, " and ", i);
+      }
+      unknown = static_cast<int>(i);
+    } else if (sizes[i] < 0) {
+      return errors::InvalidArgument("Size ", i, " must be non-negative, not ",
+                                     sizes[i]);
+    }
+  }
+  return OkStatus();
+}
+
+// Known elements of `s` and the index of its single unknown dim (-1 if
+// none); *too_many when it has more than one. Dims marked in `cancelled`
+// are left out (they appear on both sides of the reshape).
+Status KnownElements(InferenceContext* c, ShapeHandle s,
+                     const std::vector<bool>& cancelled,
+                     DimensionHandle* known, int* unknown_idx,
+                     bool* too_many) {
+  *unknown_idx = -1;
+  *known = c->MakeDim(1);
+  for (int i = 0; i < c->Rank(s); ++i) {
+    const DimensionHandle dim = c->Dim(s, i);
+    if (cancelled[i]) continue;
+    if (c->ValueKnown(dim)) {
+      MF_RETURN_IF_ERROR(c->Multiply(*known, dim, known));
+    } else if (*unknown_idx >= 0) {
+      *too_many = true;
+      return OkStatus();
+    } else {
+      *unknown_idx = i;
+    }
+  }
+  return OkStatus();
+}
+
+Status ReshapeShape(InferenceContext* c) {
+  const Tensor* shape_t = c->input_tensor(1);
+  if (shape_t != nullptr) {
+    MF_RETURN_IF_ERROR(CheckReshapeValue(*shape_t));
+  }
+  const ShapeHandle in = c->input(0);
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &out));
+  if (!c->RankKnown(out) || !c->RankKnown(in)) {
+    c->set_output(0, out);
+    return OkStatus();
+  }
+  // With at most one unknown dim on each side, the element counts tell the
+  // missing dim (or show the reshape impossible). An unknown dim that is the
+  // very same object on both sides (a shape computed from the input's own
+  // shape) is equal on both sides and cancels out; TensorFlow, which does
+  // not carry that identity through shape computations, leaves such
+  // reshapes with two unknowns.
+  std::vector<bool> out_cancelled(c->Rank(out), false);
+  std::vector<bool> in_cancelled(c->Rank(in), false);
+  for (int i = 0; i < c->Rank(out); ++i) {
+    const DimensionHandle d = c->Dim(out, i);
+    if (c->ValueKnown(d)) continue;
+    for (int j = 0; j < c->Rank(in); ++j) {
+      if (!in_cancelled[j] && d.SameHandle(c->Dim(in, j))) {
+        out_cancelled[i] = in_cancelled[j] = true;
+        break;
+      }
+    }
+  }
+  bool too_many = false;
+  DimensionHandle known_out;
+  DimensionHandle known_in;
+  int out_unknown;
+  int in_unknown = -1;
+  MF_RETURN_IF_ERROR(KnownElements(c, out, out_cancelled, &known_out,
+                                   &out_unknown, &too_many));
+  if (!too_many) {
+    MF_RETURN_IF_ERROR(KnownElements(c, in, in_cancelled, &known_in,
+                                     &in_unknown, &too_many));
+  }
+  if (!too_many) {
+    const int64_t in_elems = c->Value(known_in);
+    const int64_t out_elems = c->Value(known_out);
+    if (in_unknown < 0 && out_unknown < 0) {
+      const bool cancelled =
+          std::find(in_cancelled.begin(), in_cancelled.end(), true) !=
+          in_cancelled.end();
+      if (in_elems != out_elems && cancelled) {
+        return errors::InvalidArgument("Cannot reshape a tensor of shape ",
+                                       c->DebugString(in), " to shape ",
+                                       c->DebugString(out));
+      }
+      if (in_elems != out_elems) {
+        return errors::InvalidArgument(
+            "Cannot reshape a tensor with ", in_elems, " elements to shape ",
+            c->DebugString(out), " (", out_elems, " elements)");
+      }
+    } else if (in_unknown < 0 && out_unknown >= 0 && out_elems > 0) {
+      DimensionHandle inferred;
+      MF_RETURN_IF_ERROR(c->Divide(known_in, out_elems,
+                                   /*evenly_divisible=*/true, &inferred));
+      MF_RETURN_IF_ERROR(c->ReplaceDim(out, out_unknown, inferred, &out));
+    } else if (in_unknown >= 0 && out_unknown < 0 && in_elems != 0) {
+      // Only a check: the input's unknown dim must divide evenly.
+      DimensionHandle inferred;
+      MF_RETURN_IF_ERROR(c->Divide(known_out, in_elems,
+                                   /*evenly_divisible=*/true, &inferred));
+      DimensionHandle unused;
+      MF_RETURN_IF_ERROR(c->Merge(c->Dim(in, in_unknown), inferred, &unused));
+    } else if (in_unknown >= 0 && out_unknown >= 0 && in_elems == out_elems) {
+      MF_RETURN_IF_ERROR(
+          c->ReplaceDim(out, out_unknown, c->Dim(in, in_unknown), &out));
+    }
+  }
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+// ---- ExpandDims, Squeeze, Transpose -------------------------------------------------
+
+Status ExpandDimsShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  const Tensor* dim_t = c->input_tensor(1);
+  if (dim_t != nullptr && dim_t->NumElements() != 1) {
+    return errors::InvalidArgument(
+        "'dim' input must be a tensor with a single value");
+  }
+  if (dim_t == nullptr || !c->RankKnown(input)) {
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  std::vector<int64_t> values;
+  MF_RETURN_IF_ERROR(GetIntValues(*dim_t, "dim", &values));
+  int64_t dim = values[0];
+  const int32_t rank = c->Rank(input);
+  const int64_t min_dim = -int64_t{rank} - 1;
+  if (dim < min_dim || dim > rank) {
+    return errors::InvalidArgument("dim ", dim, " not in the interval [",
+                                   min_dim, ", ", rank, "].");
+  }
+  if (dim < 0) dim += rank + 1;
+  ShapeHandle before;
+  ShapeHandle after;
+  MF_RETURN_IF_ERROR(c->Subshape(input, 0, dim, &before));
+  MF_RETURN_IF_ERROR(c->Subshape(input, dim, &after));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->Concatenate(before, c->Vector(1), &out));
+  MF_RETURN_IF_ERROR(c->Concatenate(out, after, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+Status SqueezeShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  if (!c->RankKnown(input)) {
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  const int32_t rank = c->Rank(input);
+  std::vector<int64_t> squeeze_dims;
+  MF_RETURN_IF_ERROR(c->GetAttr("squeeze_dims", &squeeze_dims));
+  std::vector<bool> listed(rank, false);
+  for (size_t i = 0; i < squeeze_dims.size(); ++i) {
+    const int64_t d = squeeze_dims[i];
+    if (d < -rank || d >= rank) {
+      return errors::InvalidArgument("squeeze_dims[", i, "] not in [", -rank,
+                                     ",", rank, ").");
+    }
+    listed[d < 0 ? d + rank : d] = true;
+  }
+  std::vector<DimensionHandle> dims;
+  for (int i = 0; i < rank; ++i) {
+    const DimensionHandle dim = c->Dim(input, i);
+    if (!c->ValueKnown(dim)) {
+      // A listed unknown dim is assumed to be 1; squeezing every 1 with an
+      // unknown dim leaves the rank unknown.
+      if (listed[i]) continue;
+      if (squeeze_dims.empty()) {
+        c->set_output(0, c->UnknownShape());
+        return OkStatus();
+      }
+    } else if (c->Value(dim) == 1) {
+      if (listed[i] || squeeze_dims.empty()) continue;
+    } else if (listed[i]) {
+      return errors::InvalidArgument("Can not squeeze dim[", i,
+                                     "], expected a dimension of 1, got ",
+                                     c->Value(dim));
+    }
+    dims.push_back(dim);
+  }
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+Status TransposeShape(InferenceContext* c) {
+  ShapeHandle input = c->input(0);
+  ShapeHandle perm_shape = c->input(1);
+  const Tensor* perm = c->input_tensor(1);
+  DimensionHandle perm_elems = c->NumElements(perm_shape);
+  if (!c->RankKnown(input) && !c->ValueKnown(perm_elems) && perm == nullptr) {
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  int64_t rank;
+  if (c->RankKnown(input)) {
+    rank = c->Rank(input);
+  } else if (c->ValueKnown(perm_elems)) {
+    rank = c->Value(perm_elems);
+  } else {
+    rank = perm->NumElements();
+  }
+  if (!c->RankKnown(input) && rank < 2) {
+    // One perm entry fits a scalar and a vector alike: both pass unchanged.
+    c->set_output(0, input);
+    return OkStatus();
+  }
+  MF_RETURN_IF_ERROR(c->WithRank(input, rank, &input));
+  MF_RETURN_IF_ERROR(c->WithRank(perm_shape, 1, &perm_shape));
+  MF_RETURN_IF_ERROR(c->WithValue(perm_elems, rank, &perm_elems));
+  std::vector<DimensionHandle> dims(rank);
+  if (perm == nullptr) {
+    for (auto& d : dims) d = c->UnknownDim();
+    c->set_output(0, c->MakeShape(dims));
+    return OkStatus();
+  }
+  std::vector<int64_t> values;
+  MF_RETURN_IF_ERROR(GetIntValues(*perm, "perm", &values));
+  if (static_cast<int64_t>(values.size()) != rank) {
+    return errors::InvalidArgument("transpose expects a vector of size ", rank,
+                                   ". But input(1) is a vector of size ",
+                                   values.size());
+  }
+  std::vector<bool> seen(rank, false);
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t in_idx = values[i];
+    if (in_idx < 0 || in_idx >= rank) {
+      return errors::InvalidArgument("perm dim ", in_idx,
+                                     " is out of range of input rank ", rank);
+    }
+    if (seen[in_idx]) {
+      return errors::InvalidArgument(in_idx, " is duplicated in perm");
+    }
+    seen[in_idx] = true;
+    dims[i] = c->Dim(input, in_idx);
+  }
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+// ---- Pack, Unpack ---------------------------------------------------------------------
+
+Status GetPackAxis(InferenceContext* c, int32_t rank, int64_t* axis) {
+  MF_RETURN_IF_ERROR(c->GetAttr("axis", axis));
+  if (*axis < -int64_t{rank} || *axis >= rank) {
+    return errors::InvalidArgument("Invalid axis: ", *axis, "; must be in [",
+                                   -rank, ",", rank, ")");
+  }
+  if (*axis < 0) *axis += rank;
+  return OkStatus();
+}
+
+Status PackShape(InferenceContext* c) {
+  ShapeHandle cur = c->input(c->num_inputs() - 1);
+  for (int i = c->num_inputs() - 2; i >= 0; --i) {
+    MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+        c->Merge(c->input(i), cur, &cur),
+        absl::StrCat("From merging shape ", i, " with other shapes.")));
+  }
+  if (!c->RankKnown(cur)) {
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  const int32_t rank = c->Rank(cur);
+  int64_t axis;
+  MF_RETURN_IF_ERROR(GetPackAxis(c, rank + 1, &axis));
+  std::vector<DimensionHandle> dims;
+  for (int i = 0; i < rank; ++i) {
+    if (i == axis) dims.push_back(c->MakeDim(c->num_inputs()));
+    dims.push_back(c->Dim(cur, i));
+  }
+  if (axis == rank) dims.push_back(c->MakeDim(c->num_inputs()));
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+Status UnpackShape(InferenceContext* c) {
+  const ShapeHandle s = c->input(0);
+  ShapeHandle out;
+  if (c->RankKnown(s)) {
+    const int32_t rank = c->Rank(s);
+    int64_t axis;
+    MF_RETURN_IF_ERROR(GetPackAxis(c, rank, &axis));
+    DimensionHandle unused;
+    MF_RETURN_IF_ERROR(c->WithValue(c->Dim(s, axis), c->num_outputs(), &unused));
+    std::vector<DimensionHandle> dims;
+    for (int i = 0; i < rank; ++i) {
+      if (i != axis) dims.push_back(c->Dim(s, i));
+    }
+    out = c->MakeShape(dims);
+  } else {
+    out = c->UnknownShape();
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, out);
+  return OkStatus();
+}
+
+// ---- Split, SplitV --------------------------------------------------------------------
+
+Status SplitShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, &unused));
+  ShapeHandle input = c->input(1);
+  DimensionHandle split_dim_handle;
+  MF_RETURN_IF_ERROR(c->MakeDimForScalarInputWithNegativeIndexing(
+      0, c->Rank(input), &split_dim_handle));
+  const int num_split = c->num_outputs();
+  ShapeHandle out;
+  if (!c->ValueKnown(split_dim_handle)) {
+    out = c->RankKnown(input) ? c->UnknownShapeOfRank(c->Rank(input))
+                              : c->UnknownShape();
+  } else {
+    const int64_t split_dim = c->Value(split_dim_handle);
+    MF_RETURN_IF_ERROR(c->WithRankAtLeast(input, split_dim + 1, &input));
+    DimensionHandle size;
+    MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+        c->Divide(c->Dim(input, split_dim), num_split,
+                  /*evenly_divisible=*/true, &size),
+        "Number of ways to split should evenly divide the split dimension"));
+    MF_RETURN_IF_ERROR(c->ReplaceDim(input, split_dim, size, &out));
+  }
+  for (int i = 0; i < num_split; ++i) c->set_output(i, out);
+  return OkStatus();
+}
+
+Status SplitVShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &unused));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &unused));
+  const ShapeHandle input = c->input(0);
+  DimensionHandle split_dim_handle;
+  MF_RETURN_IF_ERROR(c->MakeDimForScalarInputWithNegativeIndexing(
+      2, c->Rank(input), &split_dim_handle));
+  const int num_outputs = c->num_outputs();
+  const int32_t rank = c->Rank(input);
+  const Tensor* size_splits = c->input_tensor(1);
+  if (rank == InferenceContext::kUnknownRank) {
+    // Outputs may differ from each other, so each gets its own shape.
+    for (int i = 0; i < num_outputs; ++i) c->set_output(i, c->UnknownShape());
+    return OkStatus();
+  }
+  if (rank == 0) return errors::InvalidArgument("Can't split scalars");
+  if (!c->ValueKnown(split_dim_handle)) {
+    for (int i = 0; i < num_outputs; ++i) {
+      c->set_output(i, c->UnknownShapeOfRank(rank));
+    }
+    return OkStatus();
+  }
+  const int64_t split_dim = c->Value(split_dim_handle);
+  if (size_splits == nullptr) {
+    for (int i = 0; i < num_outputs; ++i) {
+      ShapeHandle out;
+      MF_RETURN_IF_ERROR(
+          c->ReplaceDim(input, split_dim, c->UnknownDim(), &out));
+      c->set_output(i, out);
+    }
+    return OkStatus();
+  }
+  std::vector<int64_t> sizes;
+  MF_RETURN_IF_ERROR(GetIntValues(*size_splits, "size_splits", &sizes));
+  if (static_cast<int>(sizes.size()) != num_outputs) {
+    return errors::InvalidArgument(
+        "Length of size_splits should be equal to num_outputs");
+  }
+  int64_t total = 0;
+  bool has_neg_one = false;
+  for (int64_t size : sizes) {
+    if (size == -1) {
+      if (has_neg_one) {
+        return errors::InvalidArgument("size_splits can only have one -1");
+      }
+      has_neg_one = true;
+    } else if (size < 0) {
+      return errors::InvalidArgument("size_splits must be >= -1, but got ",
+                                     size);
+    } else if (__builtin_add_overflow(total, size, &total)) {
+      return errors::InvalidArgument("size_splits sum overflows int64");
+    }
+  }
+  const int64_t dim_size = c->Value(c->Dim(input, split_dim));
+  if (dim_size != InferenceContext::kUnknownDim &&
+      (has_neg_one ? total > dim_size : total != dim_size)) {
+    return errors::InvalidArgument("can't split axis of size ", dim_size,
+                                   " into pieces of size [",
+                                   absl::StrJoin(sizes, ","), "]");
+  }
+  for (int i = 0; i < num_outputs; ++i) {
+    int64_t size = sizes[i];
+    if (size == -1 && dim_size != InferenceContext::kUnknownDim) {
+      size = dim_size - total;
+    }
+    ShapeHandle out;
+    MF_RETURN_IF_ERROR(
+        c->ReplaceDim(input, split_dim, c->MakeDim(size), &out));
+    c->set_output(i, out);
+  }
+  return OkStatus();
+}
+
+// ---- Fill, Tile -------------------------------------------------------------------------
+
+Status FillShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &unused));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
+  const Tensor* dims_t = c->input_tensor(0);
+  if (dims_t != nullptr) {
+    std::vector<int64_t> dims;
+    MF_RETURN_IF_ERROR(GetIntValues(*dims_t, "dims", &dims));
+    for (int64_t d : dims) {
+      if (d < 0) return errors::InvalidArgument("Fill dimensions must be >= 0");
+    }
+  }
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+Status TileShape(InferenceContext* c) {
+  ShapeHandle input = c->input(0);
+  const Tensor* multiples_t = c->input_tensor(1);
+  if (multiples_t != nullptr) {
+    std::vector<int64_t> values;
+    MF_RETURN_IF_ERROR(GetIntValues(*multiples_t, "multiples", &values));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i] < 0) {
+        return errors::InvalidArgument("Expected multiples[", i,
+                                       "] >= 0, but got ", values[i]);
+      }
+    }
+  }
+  // The multiples read as a partial shape: unknown entries stay unknown.
+  ShapeHandle multiples;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &multiples));
+  if (c->RankKnown(input)) {
+    MF_RETURN_IF_ERROR(c->WithRank(multiples, c->Rank(input), &multiples));
+    ShapeHandle unused;
+    MF_RETURN_IF_ERROR(
+        c->Merge(c->input(1), c->Vector(c->Rank(input)), &unused));
+  }
+  if (!c->RankKnown(multiples)) return shape_inference::UnknownShape(c);
+  const int32_t rank = c->Rank(multiples);
+  MF_RETURN_IF_ERROR(c->WithRank(input, rank, &input));
+  std::vector<DimensionHandle> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    MF_RETURN_IF_ERROR(
+        c->Multiply(c->Dim(input, i), c->Dim(multiples, i), &dims[i]));
+  }
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+// ---- Pad, PadV2, MirrorPad ----------------------------------------------------------------
+
+// `mode` is "" for Pad/PadV2, else MirrorPad's REFLECT or SYMMETRIC.
+Status PadShapeImpl(InferenceContext* c, const std::string& mode) {
+  ShapeHandle paddings;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &paddings));
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(paddings, 1), 2, &unused));
+  ShapeHandle input = c->input(0);
+  DimensionHandle n_dim = c->Dim(paddings, 0);
+  if (c->ValueKnown(n_dim)) {
+    MF_RETURN_IF_ERROR(c->WithRank(input, c->Value(n_dim), &input));
+  } else if (c->RankKnown(input)) {
+    MF_RETURN_IF_ERROR(c->WithValue(n_dim, c->Rank(input), &n_dim));
+  }
+  const Tensor* paddings_t = c->input_tensor(1);
+  if (paddings_t == nullptr) {
+    c->set_output(0, c->ValueKnown(n_dim)
+                         ? c->UnknownShapeOfRank(c->Value(n_dim))
+                         : c->UnknownShape());
+    return OkStatus();
+  }
+  if (paddings_t->dims() != 2 || paddings_t->dim_size(1) != 2) {
+    return errors::InvalidArgument(
+        "paddings must be a matrix with 2 columns: ",
+        paddings_t->shape().DebugString());
+  }
+  const int64_t num_dims = paddings_t->dim_size(0);
+  MF_RETURN_IF_ERROR(c->WithRank(input, num_dims, &input));
+  std::vector<int64_t> pads;
+  MF_RETURN_IF_ERROR(GetIntValues(*paddings_t, "paddings", &pads));
+  // For MirrorPad, REFLECT needs pads < dim and SYMMETRIC pads <= dim.
+  const int64_t mirror_slack = mode == "REFLECT" ? 0 : 1;
+  std::vector<DimensionHandle> dims(num_dims);
+  for (int64_t i = 0; i < num_dims; ++i) {
+    const int64_t before = pads[2 * i];
+    const int64_t after = pads[2 * i + 1];
+    int64_t total;
+    if (before < 0 || after < 0) {
+      return errors::InvalidArgument("Paddings must be non-negative");
+    }
+    if (__builtin_add_overflow(before, after, &total)) {
+      return errors::InvalidArgument("Paddings of dimension ", i,
+                                     " overflow int64");
+    }
+    const DimensionHandle dim = c->Dim(input, i);
+    if (!mode.empty() && c->ValueKnown(dim) &&
+        (before >= c->Value(dim) + mirror_slack ||
+         after >= c->Value(dim) + mirror_slack)) {
+      return errors::InvalidArgument(
+          "paddings must be no greater than the dimension size",
+          mode == "REFLECT" ? " minus 1" : "", ": ", before, ", ", after,
+          " greater than ", c->Value(dim) - 1 + mirror_slack);
+    }
+    MF_RETURN_IF_ERROR(c->Add(dim, total, &dims[i]));
+  }
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+Status PadShape(InferenceContext* c) { return PadShapeImpl(c, ""); }
+
+Status MirrorPadShape(InferenceContext* c) {
+  std::string mode;
+  MF_RETURN_IF_ERROR(c->GetAttr("mode", &mode));
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return errors::InvalidArgument("mode must be REFLECT or SYMMETRIC, got ",
+                                   mode);
+  }
+  return PadShapeImpl(c, mode);
+}
+
+}  // namespace
+
+// ---- Registrations -------------------------------------------------------------------------
+
+REGISTER_OP("Const")
+    .Output("output: dtype")
+    .Attr("value: tensor")
+    .Attr("dtype: type")
+    .SetShapeFn(ConstShape);
+
+REGISTER_OP("Placeholder")
+    .Output("output: dtype")
+    .Attr("dtype: type")
+    .Attr("shape: shape = { unknown_rank: true }")
+    .SetShapeFn(PlaceholderShape);
+
+REGISTER_OP("PlaceholderWithDefault")
+    .Input("input: dtype")
+    .Output("output: dtype")
+    .Attr("dtype: type")
+    .Attr("shape: shape")
+    .SetShapeFn(PlaceholderWithDefaultShape);
+
+REGISTER_OP("Identity")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("IdentityN")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: list(type)")
+    .SetShapeFn(IdentityNShape);
+
+REGISTER_OP("StopGradient")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("ZerosLike")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("OnesLike")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr(
+        "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, "
+        "uint32, int64, uint64, complex64, complex128, bool}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("Shape")
+    .Input("input: T")
+    .Output("output: out_type")
+    .Attr("T: type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(ShapeOpShape);
+
+REGISTER_OP("Size")
+    .Input("input: T")
+    .Output("output: out_type")
+    .Attr("T: type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(shape_inference::ScalarShape);
+
+REGISTER_OP("Rank")
+    .Input("input: T")
+    .Output("output: int32")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::ScalarShape);
+
+REGISTER_OP("Reshape")
+    .Input("tensor: T")
+    .Input("shape: Tshape")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tshape: {int32, int64} = DT_INT32")
+    .SetShapeFn(ReshapeShape);
+
+REGISTER_OP("ExpandDims")
+    .Input("input: T")
+    .Input("dim: Tdim")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tdim: {int32, int64} = DT_INT32")
+    .SetShapeFn(ExpandDimsShape);
+
+REGISTER_OP("Squeeze")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("squeeze_dims: list(int) >= 0 = []")
+    .SetShapeFn(SqueezeShape);
+
+REGISTER_OP("Transpose")
+    .Input("x: T")
+    .Input("perm: Tperm")
+    .Output("y: T")
+    .Attr("T: type")
+    .Attr("Tperm: {int32, int64} = DT_INT32")
+    .SetShapeFn(TransposeShape);
+
+REGISTER_OP("ConcatV2")
+    .Input("values: N * T")
+    .Input("axis: Tidx")
+    .Output("output: T")
+    .Attr("N: int >= 2")
+    .Attr("T: type")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(shape_inference::ConcatV2Shape);
+
+REGISTER_OP("Pack")
+    .Input("values: N * T")
+    .Output("output: T")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .Attr("axis: int = 0")
+    .SetShapeFn(PackShape);
+
+REGISTER_OP("Unpack")
+    .Input("value: T")
+    .Output("output: num * T")
+    .Attr("num: int >= 0")
+    .Attr("T: type")
+    .Attr("axis: int = 0")
+    .SetShapeFn(UnpackShape);
+
+REGISTER_OP("Split")
+    .Input("split_dim: int32")
+    .Input("value: T")
+    .Output("output: num_split * T")
+    .Attr("num_split: int >= 1")
+    .Attr("T: type")
+    .SetShapeFn(SplitShape);
+
+REGISTER_OP("SplitV")
+    .Input("value: T")
+    .Input("size_splits: Tlen")
+    .Input("split_dim: int32")
+    .Output("output: num_split * T")
+    .Attr("num_split: int >= 1")
+    .Attr("T: type")
+    .Attr("Tlen: {int8, int32, int64} = DT_INT64")
+    .SetShapeFn(SplitVShape);
+
+REGISTER_OP("Fill")
+    .Input("dims: index_type")
+    .Input("value: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("index_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(FillShape);
+
+REGISTER_OP("Tile")
+    .Input("input: T")
+    .Input("multiples: Tmultiples")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tmultiples: {int32, int64} = DT_INT32")
+    .SetShapeFn(TileShape);
+
+REGISTER_OP("Pad")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .SetShapeFn(PadShape);
+
+REGISTER_OP("PadV2")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Input("constant_values: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .SetShapeFn(PadShape);
+
+REGISTER_OP("MirrorPad")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+    .SetShapeFn(MirrorPadShape);
+
+}  // namespace minflow

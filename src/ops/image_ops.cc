@@ -1,0 +1,82 @@
+// Image ops: ExtractImagePatches. Interface matches TensorFlow's.
+#include <cstdint>
+#include <vector>
+
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/shape_inference.h"
+
+namespace minflow {
+
+using shape_inference::DimensionHandle;
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+namespace {
+
+Status GetFourIntsAttr(InferenceContext* c, const char* name,
+                       std::vector<int64_t>* values) {
+  MF_RETURN_IF_ERROR(c->GetAttr(name, values));
+  if (values->size() != 4) {
+    return errors::InvalidArgument("ExtractImagePatches requires the ", name,
+                                   " attribute to contain 4 values, but got: ",
+                                   values->size());
+  }
+  return OkStatus();
+}
+
+// [N, H, W, C] -> [N, H', W', ksize_rows * ksize_cols * C]: every patch of
+// the (dilated) window flattened into the depth.
+Status ExtractImagePatchesShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  std::vector<int64_t> ksizes;
+  std::vector<int64_t> strides;
+  std::vector<int64_t> rates;
+  MF_RETURN_IF_ERROR(GetFourIntsAttr(c, "ksizes", &ksizes));
+  MF_RETURN_IF_ERROR(GetFourIntsAttr(c, "strides", &strides));
+  MF_RETURN_IF_ERROR(GetFourIntsAttr(c, "rates", &rates));
+  if (ksizes[1] <= 0 || ksizes[2] <= 0) {
+    return errors::InvalidArgument("ksizes must be positive, but got ",
+                                   ksizes[1], " and ", ksizes[2]);
+  }
+  int64_t patch;
+  if (__builtin_mul_overflow(ksizes[1], ksizes[2], &patch)) {
+    return errors::InvalidArgument("ksizes overflow: ", ksizes[1], " * ",
+                                   ksizes[2]);
+  }
+  DimensionHandle depth;
+  MF_RETURN_IF_ERROR(c->Multiply(c->Dim(input, 3), patch, &depth));
+  shape_inference::Padding padding;
+  MF_RETURN_IF_ERROR(shape_inference::GetPaddingAttr(c, "padding", &padding));
+  if (padding == shape_inference::EXPLICIT) {
+    return errors::InvalidArgument("ExtractImagePatches takes SAME or VALID "
+                                   "padding");
+  }
+  DimensionHandle rows;
+  DimensionHandle cols;
+  MF_RETURN_IF_ERROR(shape_inference::GetWindowedOutputSizeFromDimsV2(
+      c, c->Dim(input, 1), ksizes[1], rates[1], strides[1], padding, 0, 0,
+      &rows));
+  MF_RETURN_IF_ERROR(shape_inference::GetWindowedOutputSizeFromDimsV2(
+      c, c->Dim(input, 2), ksizes[2], rates[2], strides[2], padding, 0, 0,
+      &cols));
+  c->set_output(0, c->MakeShape({c->Dim(input, 0), rows, cols, depth}));
+  return OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("ExtractImagePatches")
+    .Input("images: T")
+    .Output("patches: T")
+    .Attr("ksizes: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("rates: list(int) >= 4")
+    .Attr(
+        "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, "
+        "uint16, uint32, uint64, complex64, complex128, bool}")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .SetShapeFn(ExtractImagePatchesShape);
+
+}  // namespace minflow

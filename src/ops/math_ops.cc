@@ -1,0 +1,486 @@
+// Math ops: element-wise unary and binary (broadcasting) arithmetic,
+// comparisons and logic, Select, AddN, Cast, MatMul, BatchMatMulV2,
+// reductions, ArgMax/ArgMin and Range. Interfaces match TensorFlow's.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "minflow/core/tensor.h"
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/shape_inference.h"
+
+namespace minflow {
+
+using shape_inference::DimensionHandle;
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+namespace {
+
+Status ArgOpShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
+  const ShapeHandle input = c->input(0);
+  if (!c->RankKnown(input)) return shape_inference::UnknownShape(c);
+  const int32_t rank = c->Rank(input);
+  // A scalar or a vector reduces to a scalar whatever the axis.
+  if (rank <= 1) return shape_inference::ScalarShape(c);
+  const Tensor* dim_t = c->input_tensor(1);
+  if (dim_t == nullptr) {
+    c->set_output(0, c->UnknownShapeOfRank(rank - 1));
+    return OkStatus();
+  }
+  int64_t dimension;
+  MF_RETURN_IF_ERROR(c->GetScalarFromTensor(dim_t, &dimension));
+  const int64_t axis = dimension < 0 ? dimension + rank : dimension;
+  if (axis < 0 || axis >= rank) {
+    return errors::InvalidArgument("Dimension (", dimension,
+                                   ") must be in the range [", -rank, ", ",
+                                   rank, "), where ", rank,
+                                   " is the number of dimensions in the input.");
+  }
+  std::vector<DimensionHandle> dims;
+  for (int i = 0; i < rank; ++i) {
+    if (i != axis) dims.push_back(c->Dim(input, i));
+  }
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+// The length of Range(start, limit, delta), checked as TensorFlow's kernel
+// does; integer arithmetic is done in 128 bits so no input overflows.
+Status RangeLength(const Tensor& start_t, const Tensor& limit_t,
+                   const Tensor& delta_t, int64_t* length) {
+  if (start_t.dtype() != limit_t.dtype() ||
+      start_t.dtype() != delta_t.dtype()) {
+    return errors::InvalidArgument("Range start, limit and delta must have "
+                                   "one dtype");
+  }
+  for (const Tensor* t : {&start_t, &limit_t, &delta_t}) {
+    if (t->NumElements() != 1) {
+      return errors::InvalidArgument("Range start, limit and delta must be "
+                                     "scalars, but got shape ",
+                                     t->shape().DebugString());
+    }
+  }
+  const DataType dtype = start_t.dtype();
+  if (DataTypeIsInteger(dtype)) {
+    __int128 vals[3];
+    const Tensor* ts[3] = {&start_t, &limit_t, &delta_t};
+    for (int i = 0; i < 3; ++i) {
+      if (dtype == DT_UINT64) {
+        vals[i] = ts[i]->scalar<uint64_t>()();
+        continue;
+      }
+      switch (dtype) {
+        case DT_INT8: vals[i] = ts[i]->scalar<int8_t>()(); break;
+        case DT_INT16: vals[i] = ts[i]->scalar<int16_t>()(); break;
+        case DT_INT32: vals[i] = ts[i]->scalar<int32_t>()(); break;
+        case DT_INT64: vals[i] = ts[i]->scalar<int64_t>()(); break;
+        case DT_UINT8: vals[i] = ts[i]->scalar<uint8_t>()(); break;
+        case DT_UINT16: vals[i] = ts[i]->scalar<uint16_t>()(); break;
+        case DT_UINT32: vals[i] = ts[i]->scalar<uint32_t>()(); break;
+        default:
+          return errors::InvalidArgument("Unsupported Range dtype ",
+                                         DataTypeString(dtype));
+      }
+    }
+    const __int128 start = vals[0], limit = vals[1], delta = vals[2];
+    if (start > limit && delta > 0) {
+      return errors::InvalidArgument("Requires start <= limit when delta > 0: ",
+                                     static_cast<int64_t>(start), "/",
+                                     static_cast<int64_t>(limit));
+    }
+    if (start < limit && delta < 0) {
+      return errors::InvalidArgument("Requires start >= limit when delta < 0: ",
+                                     static_cast<int64_t>(start), "/",
+                                     static_cast<int64_t>(limit));
+    }
+    if (delta == 0) return errors::InvalidArgument("Requires delta != 0");
+    const __int128 span = limit > start ? limit - start : start - limit;
+    const __int128 step = delta > 0 ? delta : -delta;
+    const __int128 n = (span + step - 1) / step;
+    if (n > std::numeric_limits<int64_t>::max()) {
+      return errors::InvalidArgument("Requires ((limit - start) / delta) <= ",
+                                     std::numeric_limits<int64_t>::max());
+    }
+    *length = static_cast<int64_t>(n);
+    return OkStatus();
+  }
+  double vals[3];
+  const Tensor* ts[3] = {&start_t, &limit_t, &delta_t};
+  for (int i = 0; i < 3; ++i) {
+    switch (dtype) {
+      case DT_FLOAT: vals[i] = ts[i]->scalar<float>()(); break;
+      case DT_DOUBLE: vals[i] = ts[i]->scalar<double>()(); break;
+      case DT_HALF: vals[i] = static_cast<float>(ts[i]->scalar<half>()()); break;
+      case DT_BFLOAT16:
+        vals[i] = static_cast<float>(ts[i]->scalar<bfloat16>()());
+        break;
+      default:
+        return errors::InvalidArgument("Unsupported Range dtype ",
+                                       DataTypeString(dtype));
+    }
+  }
+  const double start = vals[0], limit = vals[1], delta = vals[2];
+  if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) {
+    return errors::InvalidArgument("Requires finite start, limit and delta");
+  }
+  if (start > limit && delta > 0) {
+    return errors::InvalidArgument("Requires start <= limit when delta > 0: ",
+                                   start, "/", limit);
+  }
+  if (start < limit && delta < 0) {
+    return errors::InvalidArgument("Requires start >= limit when delta < 0: ",
+                                   start, "/", limit);
+  }
+  if (delta == 0) return errors::InvalidArgument("Requires delta != 0");
+  const double n = std::ceil(std::abs((limit - start) / delta));
+  if (!(n < 9.2e18)) {
+    return errors::InvalidArgument("Requires ((limit - start) / delta) <= ",
+                                   std::numeric_limits<int64_t>::max());
+  }
+  *length = static_cast<int64_t>(n);
+  return OkStatus();
+}
+
+Status RangeShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+      c->WithRank(c->input(0), 0, &unused), " for 'start'"));
+  MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+      c->WithRank(c->input(1), 0, &unused), " for 'limit'"));
+  MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+      c->WithRank(c->input(2), 0, &unused), " for 'delta'"));
+  const Tensor* start = c->input_tensor(0);
+  const Tensor* limit = c->input_tensor(1);
+  const Tensor* delta = c->input_tensor(2);
+  if (start == nullptr || limit == nullptr || delta == nullptr) {
+    c->set_output(0, c->Vector(InferenceContext::kUnknownDim));
+    return OkStatus();
+  }
+  int64_t length;
+  MF_RETURN_IF_ERROR(RangeLength(*start, *limit, *delta, &length));
+  c->set_output(0, c->Vector(length));
+  return OkStatus();
+}
+
+Status SelectShape(InferenceContext* c) {
+  // `t` and `e` have one shape; `cond` is a scalar, that shape, or a vector
+  // over its first dimension.
+  ShapeHandle data = c->input(1);
+  MF_RETURN_IF_ERROR(c->Merge(data, c->input(2), &data));
+  ShapeHandle cond = c->input(0);
+  if (!c->RankKnown(cond) || !c->RankKnown(data)) {
+    c->set_output(0, data);
+    return OkStatus();
+  }
+  const int32_t cond_rank = c->Rank(cond);
+  const int32_t data_rank = c->Rank(data);
+  if (cond_rank == 0) {
+    c->set_output(0, data);
+    return OkStatus();
+  }
+  if (cond_rank != 1 || data_rank == 0) {
+    MF_RETURN_IF_ERROR(c->Merge(data, cond, &data));
+    c->set_output(0, data);
+    return OkStatus();
+  }
+  MF_RETURN_IF_ERROR(c->Merge(cond, c->Vector(c->Dim(data, 0)), &cond));
+  c->set_output(0, data);
+  return OkStatus();
+}
+
+Status SelectV2Shape(InferenceContext* c) {
+  ShapeHandle then_else;
+  MF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+      c, c->input(1), c->input(2), true, &then_else));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+      c, c->input(0), then_else, true, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+Status AddNShape(InferenceContext* c) {
+  ShapeHandle cur = c->input(c->num_inputs() - 1);
+  for (int i = c->num_inputs() - 2; i >= 0; --i) {
+    MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+        c->Merge(c->input(i), cur, &cur),
+        absl::StrCat("From merging shape ", i, " with other shapes.")));
+  }
+  c->set_output(0, cur);
+  return OkStatus();
+}
+
+}  // namespace
+
+// ---- Unary ------------------------------------------------------------------
+
+#define MF_UNARY_OP(name, types)     \
+  REGISTER_OP(name)                  \
+      .Input("x: T")                 \
+      .Output("y: T")                \
+      .Attr("T: {" types "}")        \
+      .SetShapeFn(shape_inference::UnchangedShape)
+
+#define MF_UNARY_REAL_TYPES "bfloat16, half, float, double"
+#define MF_UNARY_COMPLEX_TYPES \
+  "bfloat16, half, float, double, complex64, complex128"
+#define MF_UNARY_SIGNED_TYPES                                           \
+  "bfloat16, half, float, double, int8, int16, int32, int64, complex64, " \
+  "complex128"
+
+MF_UNARY_OP("Neg", MF_UNARY_SIGNED_TYPES);
+MF_UNARY_OP("Abs", "bfloat16, half, float, double, int8, int16, int32, int64");
+MF_UNARY_OP("Sign", MF_UNARY_SIGNED_TYPES);
+MF_UNARY_OP("Square",
+            "bfloat16, half, float, double, int8, int16, int32, int64, uint8, "
+            "uint16, uint32, uint64, complex64, complex128");
+MF_UNARY_OP("Sqrt", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Rsqrt", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Exp", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Log", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Log1p", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Tanh", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Sigmoid", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Sin", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Cos", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Atan", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Floor", MF_UNARY_REAL_TYPES);
+MF_UNARY_OP("Ceil", MF_UNARY_REAL_TYPES);
+MF_UNARY_OP("Round", MF_UNARY_SIGNED_TYPES);
+MF_UNARY_OP("Reciprocal", MF_UNARY_SIGNED_TYPES);
+
+#undef MF_UNARY_OP
+#undef MF_UNARY_REAL_TYPES
+#undef MF_UNARY_COMPLEX_TYPES
+#undef MF_UNARY_SIGNED_TYPES
+
+REGISTER_OP("LogicalNot")
+    .Input("x: bool")
+    .Output("y: bool")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("Cast")
+    .Input("x: SrcT")
+    .Output("y: DstT")
+    .Attr("SrcT: type")
+    .Attr("DstT: type")
+    .Attr("Truncate: bool = false")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+// ---- Binary, with numpy broadcasting ---------------------------------------
+
+#define MF_BINARY_OP(name, types)                    \
+  REGISTER_OP(name)                                  \
+      .Input("x: T")                                 \
+      .Input("y: T")                                 \
+      .Output("z: T")                                \
+      .Attr("T: {" types "}")                        \
+      .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+
+#define MF_BINARY_ARITH_TYPES                                             \
+  "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, "     \
+  "uint32, uint64, int64, complex64, complex128"
+#define MF_BINARY_MINMAX_TYPES                                           \
+  "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, "  \
+  "uint32, int64, uint64"
+
+MF_BINARY_OP("Add",
+             "bfloat16, half, float, double, uint8, int8, int16, int32, int64, "
+             "complex64, complex128, string");
+MF_BINARY_OP("AddV2",
+             "bfloat16, half, float, double, uint8, uint16, uint32, uint64, "
+             "int8, int16, int32, int64, complex64, complex128")
+    .SetIsAggregate()
+    .SetIsCommutative();
+MF_BINARY_OP("Sub",
+             "bfloat16, half, float, double, uint8, int8, uint16, int16, "
+             "int32, int64, complex64, complex128, uint32, uint64");
+MF_BINARY_OP("Mul", MF_BINARY_ARITH_TYPES).SetIsCommutative();
+MF_BINARY_OP("Div", MF_BINARY_ARITH_TYPES);
+MF_BINARY_OP("RealDiv", MF_BINARY_ARITH_TYPES);
+MF_BINARY_OP("FloorDiv", MF_BINARY_ARITH_TYPES);
+MF_BINARY_OP("FloorMod",
+             "int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+             "bfloat16, half, float, double");
+MF_BINARY_OP("Maximum", MF_BINARY_MINMAX_TYPES);
+MF_BINARY_OP("Minimum", MF_BINARY_MINMAX_TYPES);
+MF_BINARY_OP("Pow",
+             "bfloat16, float, half, double, int8, int16, int32, int64, "
+             "complex64, complex128");
+MF_BINARY_OP("SquaredDifference",
+             "bfloat16, half, float, double, int32, int64, complex64, "
+             "complex128")
+    .SetIsCommutative();
+
+#undef MF_BINARY_OP
+#undef MF_BINARY_ARITH_TYPES
+#undef MF_BINARY_MINMAX_TYPES
+
+namespace {
+
+// Comparisons: bool output; Equal/NotEqual may turn incompatible shapes into
+// a scalar instead of an error (incompatible_shape_error = false).
+Status EqualityComparisonShape(InferenceContext* c) {
+  bool incompatible_shape_error = true;
+  MF_RETURN_IF_ERROR(
+      c->GetAttr("incompatible_shape_error", &incompatible_shape_error));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+      c, c->input(0), c->input(1), incompatible_shape_error, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+}  // namespace
+
+#define MF_EQUALITY_OP(name)                              \
+  REGISTER_OP(name)                                       \
+      .Input("x: T")                                      \
+      .Input("y: T")                                      \
+      .Output("z: bool")                                  \
+      .Attr("T: type")                                    \
+      .Attr("incompatible_shape_error: bool = true")      \
+      .SetIsCommutative()                                 \
+      .SetShapeFn(EqualityComparisonShape)
+
+MF_EQUALITY_OP("Equal");
+MF_EQUALITY_OP("NotEqual");
+#undef MF_EQUALITY_OP
+
+#define MF_COMPARISON_OP(name)                                \
+  REGISTER_OP(name)                                           \
+      .Input("x: T")                                          \
+      .Input("y: T")                                          \
+      .Output("z: bool")                                      \
+      .Attr("T: realnumbertype")                              \
+      .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+
+MF_COMPARISON_OP("Less");
+MF_COMPARISON_OP("LessEqual");
+MF_COMPARISON_OP("Greater");
+MF_COMPARISON_OP("GreaterEqual");
+#undef MF_COMPARISON_OP
+
+REGISTER_OP("LogicalAnd")
+    .Input("x: bool")
+    .Input("y: bool")
+    .Output("z: bool")
+    .SetIsCommutative()
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn);
+
+REGISTER_OP("LogicalOr")
+    .Input("x: bool")
+    .Input("y: bool")
+    .Output("z: bool")
+    .SetIsCommutative()
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn);
+
+REGISTER_OP("Select")
+    .Input("condition: bool")
+    .Input("t: T")
+    .Input("e: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(SelectShape);
+
+REGISTER_OP("SelectV2")
+    .Input("condition: bool")
+    .Input("t: T")
+    .Input("e: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(SelectV2Shape);
+
+REGISTER_OP("AddN")
+    .Input("inputs: N * T")
+    .Output("sum: T")
+    .Attr("N: int >= 1")
+    .Attr("T: {numbertype, variant}")
+    .SetIsCommutative()
+    .SetIsAggregate()
+    .SetShapeFn(AddNShape);
+
+// ---- Linear algebra -----------------------------------------------------------
+
+REGISTER_OP("MatMul")
+    .Input("a: T")
+    .Input("b: T")
+    .Output("product: T")
+    .Attr("transpose_a: bool = false")
+    .Attr("transpose_b: bool = false")
+    .Attr(
+        "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, "
+        "uint32, uint64, complex64, complex128}")
+    .Attr("grad_a: bool = false")
+    .Attr("grad_b: bool = false")
+    .SetShapeFn(shape_inference::MatMulShape);
+
+REGISTER_OP("BatchMatMulV2")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("output: T")
+    .Attr(
+        "T: {bfloat16, half, float, double, int16, int32, int64, uint8, "
+        "uint16, uint32, uint64, complex64, complex128}")
+    .Attr("adj_x: bool = false")
+    .Attr("adj_y: bool = false")
+    .Attr("grad_x: bool = false")
+    .Attr("grad_y: bool = false")
+    .SetShapeFn(shape_inference::BatchMatMulV2Shape);
+
+// ---- Reductions -----------------------------------------------------------------
+
+#define MF_REDUCTION_OP(name, types)                      \
+  REGISTER_OP(name)                                       \
+      .Input("input: T")                                  \
+      .Input("reduction_indices: Tidx")                   \
+      .Output("output: T")                                \
+      .Attr("keep_dims: bool = false")                    \
+      .Attr("T: " types)                                  \
+      .Attr("Tidx: {int32, int64} = DT_INT32")            \
+      .SetShapeFn(shape_inference::ReductionShape)
+
+MF_REDUCTION_OP("Sum", "numbertype");
+MF_REDUCTION_OP("Mean", "numbertype");
+MF_REDUCTION_OP("Prod", "numbertype");
+MF_REDUCTION_OP("Max", "{realnumbertype, quantizedtype}");
+MF_REDUCTION_OP("Min", "{realnumbertype, quantizedtype}");
+#undef MF_REDUCTION_OP
+
+REGISTER_OP("ArgMax")
+    .Input("input: T")
+    .Input("dimension: Tidx")
+    .Output("output: output_type")
+    .Attr("T: {realnumbertype, quantizedtype, bool}")
+    .Attr("Tidx: {int16, int32, int64} = DT_INT32")
+    .Attr("output_type: {int16, uint16, int32, int64} = DT_INT64")
+    .SetShapeFn(ArgOpShape);
+
+REGISTER_OP("ArgMin")
+    .Input("input: T")
+    .Input("dimension: Tidx")
+    .Output("output: output_type")
+    .Attr("T: {realnumbertype, quantizedtype, bool}")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .Attr("output_type: {int32, int64} = DT_INT64")
+    .SetShapeFn(ArgOpShape);
+
+// ---- Range ------------------------------------------------------------------------
+
+REGISTER_OP("Range")
+    .Input("start: Tidx")
+    .Input("limit: Tidx")
+    .Input("delta: Tidx")
+    .Output("output: Tidx")
+    .Attr(
+        "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
+        "uint16, uint32, uint64} = DT_INT32")
+    .SetShapeFn(RangeShape);
+
+}  // namespace minflow

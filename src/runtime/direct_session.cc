@@ -1,0 +1,263 @@
+// The in-process Session: imports the GraphDef once, and for every distinct
+// (feeds, fetches, targets) signature builds and caches an executor over a
+// rewritten, pruned and placed copy of the graph.
+#include <atomic>
+#include <iostream>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "minflow/config.pb.h"
+#include "minflow/core/threadpool.h"
+#include "minflow/framework/device.h"
+#include "minflow/framework/node_def_util.h"
+#include "minflow/framework/op.h"
+#include "minflow/graph.pb.h"
+#include "minflow/graph/graph.h"
+#include "minflow/graph/graph_constructor.h"
+#include "minflow/graph/placer.h"
+#include "minflow/graph/subgraph.h"
+#include "minflow/runtime/device_factory.h"
+#include "minflow/runtime/executor.h"
+#include "minflow/runtime/session.h"
+#include "minflow/step_stats.pb.h"
+
+namespace minflow {
+namespace {
+
+class DirectSession final : public Session {
+ public:
+  explicit DirectSession(const SessionOptions& options) : options_(options) {}
+  ~DirectSession() override = default;
+
+  Status Create(const GraphDef& graph) override;
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_tensor_names,
+             const std::vector<std::string>& target_node_names,
+             std::vector<Tensor>* outputs) override;
+  Status Run(const RunOptions& run_options,
+             const std::vector<std::pair<std::string, Tensor>>& inputs,
+             const std::vector<std::string>& output_tensor_names,
+             const std::vector<std::string>& target_node_names,
+             std::vector<Tensor>* outputs, RunMetadata* run_metadata) override;
+  Status ListDevices(std::vector<DeviceInfo>* devices) override;
+  Status Close() override;
+
+ private:
+  // What one signature needs, built once.
+  struct CallSignature {
+    std::unique_ptr<Executor> executor;
+    // Per feed, the node and port fed, to check dtype and shape.
+    std::vector<const Node*> feed_nodes;
+    std::vector<int> feed_ports;
+  };
+
+  Status GetOrCreateSignature(const std::vector<std::string>& feeds,
+                              const std::vector<std::string>& fetches,
+                              const std::vector<std::string>& targets,
+                              const CallSignature** signature);
+  Status CheckFeed(const std::string& name, const Node* node, int port,
+                   const Tensor& value) const;
+
+  const SessionOptions options_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<Device*> device_ptrs_;
+  std::unique_ptr<thread::ThreadPool> inter_op_pool_;
+  // The validated graph every signature starts from, and a Graph of it for
+  // looking up fed nodes.
+  GraphDef graph_def_;
+  std::unique_ptr<Graph> graph_;
+  std::atomic<bool> created_{false};
+  std::atomic<bool> closed_{false};
+  std::atomic<int64_t> step_id_{0};
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<CallSignature>> signatures_
+      ABSL_GUARDED_BY(mu_);
+};
+
+Status DirectSession::Create(const GraphDef& graph) {
+  if (created_.exchange(true)) {
+    return errors::AlreadyExists("Session::Create was already called");
+  }
+  const ConfigProto& config = options_.config;
+  if (config.inter_op_parallelism_threads() < 0) {
+    return errors::InvalidArgument(
+        "inter_op_parallelism_threads must be >= 0, but got ",
+        config.inter_op_parallelism_threads());
+  }
+  MF_RETURN_IF_ERROR(CreateDevices(options_, &devices_));
+  for (auto& d : devices_) device_ptrs_.push_back(d.get());
+  const int inter_op = config.inter_op_parallelism_threads() == 0
+                           ? thread::DefaultNumThreads()
+                           : config.inter_op_parallelism_threads();
+  // With one inter-op thread every node runs on the caller: no hand-offs.
+  if (inter_op > 1) {
+    inter_op_pool_ = std::make_unique<thread::ThreadPool>("inter_op", inter_op);
+  }
+  graph_ = std::make_unique<Graph>(OpRegistry::Global());
+  MF_RETURN_IF_ERROR(
+      ConvertGraphDefToGraph(GraphConstructorOptions(), graph, graph_.get()));
+  graph_->ToGraphDef(&graph_def_);
+  return OkStatus();
+}
+
+Status DirectSession::CheckFeed(const std::string& name, const Node* node,
+                                int port, const Tensor& value) const {
+  const DataType expected = BaseType(node->output_type(port));
+  if (value.dtype() != expected) {
+    return errors::InvalidArgument(
+        "Feed '", name, "' must be ", DataTypeString(expected), ", but got ",
+        DataTypeString(value.dtype()), " (node ", node->name(), ", op ",
+        node->type_string(), ")");
+  }
+  PartialTensorShape shape;
+  if (node->IsPlaceholder() &&
+      GetNodeAttr(AttrSlice(node->def()), "shape", &shape).ok() &&
+      !shape.IsCompatibleWith(value.shape())) {
+    return errors::InvalidArgument(
+        "Feed '", name, "' has shape ", value.shape().DebugString(),
+        ", which is not compatible with the shape ", shape.DebugString(),
+        " of Placeholder ", node->name());
+  }
+  return OkStatus();
+}
+
+Status DirectSession::GetOrCreateSignature(
+    const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    const CallSignature** signature) {
+  const std::string key =
+      absl::StrCat(absl::StrJoin(feeds, ","), "|", absl::StrJoin(fetches, ","),
+                   "|", absl::StrJoin(targets, ","));
+  absl::MutexLock lock(&mu_);
+  auto it = signatures_.find(key);
+  if (it != signatures_.end()) {
+    *signature = it->second.get();
+    return OkStatus();
+  }
+  auto sig = std::make_unique<CallSignature>();
+  for (const std::string& feed : feeds) {
+    TensorId id;
+    MF_RETURN_IF_ERROR(ParseTensorName(feed, &id));
+    const Node* node = graph_->FindNodeByName(id.node);
+    if (node == nullptr || id.port >= node->num_outputs()) {
+      break;  // RewriteGraphForExecution reports it with the details
+    }
+    sig->feed_nodes.push_back(node);
+    sig->feed_ports.push_back(id.port);
+  }
+  auto graph = std::make_unique<Graph>(OpRegistry::Global());
+  MF_RETURN_IF_ERROR(
+      ConvertGraphDefToGraph(GraphConstructorOptions(), graph_def_, graph.get()));
+  MF_RETURN_IF_ERROR(
+      RewriteGraphForExecution(feeds, fetches, targets, graph.get()));
+  std::vector<std::string> unfed;
+  for (const Node* n : graph->nodes()) {
+    if (n->IsPlaceholder()) unfed.push_back(n->name());
+  }
+  if (!unfed.empty()) {
+    std::sort(unfed.begin(), unfed.end());
+    return errors::InvalidArgument(
+        "You must feed a value for placeholder tensor", unfed.size() > 1 ? "s" : "",
+        " '", absl::StrJoin(unfed, "', '"), "'");
+  }
+  PlacerOptions placer;
+  placer.allow_soft_placement = options_.config.allow_soft_placement();
+  if (options_.config.log_device_placement()) {
+    placer.log_device_placement = &std::cerr;
+  }
+  MF_RETURN_IF_ERROR(PlaceGraph(device_ptrs_, placer, graph.get()));
+  ExecutorOptions exec_options;
+  exec_options.devices = device_ptrs_;
+  exec_options.inter_op_pool = inter_op_pool_.get();
+  MF_RETURN_IF_ERROR(
+      Executor::Create(exec_options, std::move(graph), &sig->executor));
+  *signature = sig.get();
+  signatures_[key] = std::move(sig);
+  return OkStatus();
+}
+
+Status DirectSession::Run(
+    const std::vector<std::pair<std::string, Tensor>>& inputs,
+    const std::vector<std::string>& output_tensor_names,
+    const std::vector<std::string>& target_node_names,
+    std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), inputs, output_tensor_names, target_node_names,
+             outputs, nullptr);
+}
+
+Status DirectSession::Run(
+    const RunOptions& run_options,
+    const std::vector<std::pair<std::string, Tensor>>& inputs,
+    const std::vector<std::string>& output_tensor_names,
+    const std::vector<std::string>& target_node_names,
+    std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
+  if (closed_.load()) return errors::Cancelled("Session has been closed");
+  if (!created_.load() || graph_ == nullptr) {
+    return errors::FailedPrecondition(
+        "Session::Run called before a successful Session::Create");
+  }
+  if (output_tensor_names.empty() && target_node_names.empty()) {
+    return errors::InvalidArgument(
+        "Must specify at least one target to fetch or execute.");
+  }
+  std::vector<std::string> feeds;
+  feeds.reserve(inputs.size());
+  for (const auto& [name, tensor] : inputs) feeds.push_back(name);
+  const CallSignature* sig = nullptr;
+  MF_RETURN_IF_ERROR(GetOrCreateSignature(feeds, output_tensor_names,
+                                          target_node_names, &sig));
+  CallFrame frame;
+  frame.args.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i < sig->feed_nodes.size()) {
+      MF_RETURN_IF_ERROR(CheckFeed(inputs[i].first, sig->feed_nodes[i],
+                                   sig->feed_ports[i], inputs[i].second));
+    }
+    frame.args.push_back(inputs[i].second);
+  }
+  Executor::Args args;
+  args.step_id = step_id_.fetch_add(1);
+  args.call_frame = &frame;
+  args.timeout_ms = run_options.timeout_in_ms() > 0
+                        ? run_options.timeout_in_ms()
+                        : options_.config.operation_timeout_in_ms();
+  StepStats stats;
+  const bool trace = run_metadata != nullptr &&
+                     run_options.trace_level() != RunOptions::NO_TRACE;
+  if (trace) args.step_stats = &stats;
+  MF_RETURN_IF_ERROR(sig->executor->Run(args));
+  if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
+  if (outputs != nullptr) *outputs = std::move(frame.retvals);
+  return OkStatus();
+}
+
+Status DirectSession::ListDevices(std::vector<DeviceInfo>* devices) {
+  devices->clear();
+  for (const Device* d : device_ptrs_) {
+    devices->push_back({d->name(), d->device_type(), 0});
+  }
+  return OkStatus();
+}
+
+Status DirectSession::Close() {
+  closed_.store(true);
+  return OkStatus();
+}
+
+}  // namespace
+
+std::unique_ptr<Session> NewSession(const SessionOptions& options) {
+  return std::make_unique<DirectSession>(options);
+}
+
+StatusOr<std::unique_ptr<Session>> Session::Create(const GraphDef& graph,
+                                                   const SessionOptions& options) {
+  std::unique_ptr<Session> session = NewSession(options);
+  MF_RETURN_IF_ERROR(session->Create(graph));
+  return session;
+}
+
+}  // namespace minflow

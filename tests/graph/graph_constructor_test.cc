@@ -1,0 +1,278 @@
+#include "minflow/graph/graph_constructor.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "minflow/framework/op.h"
+#include "minflow/graph.pb.h"
+#include "minflow/graph/graph.h"
+#include "tests/testlib/status_matchers.h"
+#include "tests/testlib/text_proto.h"
+
+namespace minflow {
+namespace {
+
+using ::minflow::testing::ParseTextProtoOrDie;
+using ::minflow::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// Test-only ops, independent of the built-in op set.
+REGISTER_OP("GraphTestSource").Output("out: float").Attr("value: float = 1.0");
+REGISTER_OP("GraphTestIntSource").Output("out: int32");
+REGISTER_OP("GraphTestUnary").Input("x: T").Output("y: T").Attr("T: type");
+REGISTER_OP("GraphTestAddN")
+    .Input("inputs: N * T")
+    .Output("sum: T")
+    .Attr("N: int >= 1")
+    .Attr("T: type");
+REGISTER_OP("GraphTestTwoOut").Output("a: float").Output("b: int32");
+REGISTER_OP("GraphTestSink").Input("x: float");
+
+Status Import(const std::string& text, Graph* graph) {
+  return ConvertGraphDefToGraph(GraphConstructorOptions(),
+                                ParseTextProtoOrDie<GraphDef>(text), graph);
+}
+
+TEST(GraphConstructorTest, ImportsNodesEdgesAndDefaults) {
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(Import(R"pb(
+    node { name: "a" op: "GraphTestSource" }
+    node { name: "two" op: "GraphTestTwoOut" }
+    node { name: "u" op: "GraphTestUnary" input: "two:1" attr { key: "T" value { type: DT_INT32 } } }
+    node {
+      name: "sum" op: "GraphTestAddN" input: "a" input: "two:0" input: "^u"
+      attr { key: "N" value { i: 2 } }
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    versions { producer: 1882 min_consumer: 12 }
+  )pb", &g));
+  EXPECT_EQ(g.num_nodes(), 4);
+  Node* a = g.FindNodeByName("a");
+  ASSERT_NE(a, nullptr);
+  // The default of `value` was added.
+  EXPECT_EQ(a->def().attr().at("value").f(), 1.0f);
+  Node* sum = g.FindNodeByName("sum");
+  EXPECT_EQ(sum->num_inputs(), 2);
+  EXPECT_EQ(sum->in_edges().size(), 3u);
+  const Edge* e = nullptr;
+  MF_ASSERT_OK(sum->input_edge(1, &e));
+  EXPECT_EQ(e->src->name(), "two");
+  EXPECT_EQ(e->src_output, 0);
+  EXPECT_EQ(g.versions().producer(), 1882);
+}
+
+TEST(GraphConstructorTest, ExportRoundTripsAndImportIsDeterministic) {
+  const std::string text = R"pb(
+    node { name: "two" op: "GraphTestTwoOut" }
+    node { name: "u" op: "GraphTestUnary" input: "two:1" input: "^two" attr { key: "T" value { type: DT_INT32 } } }
+    node { name: "s" op: "GraphTestSink" input: "two" }
+  )pb";
+  Graph g1(OpRegistry::Global());
+  MF_ASSERT_OK(Import(text, &g1));
+  GraphDef out1;
+  g1.ToGraphDef(&out1);
+  Graph g2(OpRegistry::Global());
+  MF_ASSERT_OK(ConvertGraphDefToGraph(GraphConstructorOptions(), out1, &g2));
+  GraphDef out2;
+  g2.ToGraphDef(&out2);
+  EXPECT_EQ(out1.SerializeAsString(), out2.SerializeAsString());
+  Graph g3(OpRegistry::Global());
+  MF_ASSERT_OK(Import(text, &g3));
+  GraphDef out3;
+  g3.ToGraphDef(&out3);
+  EXPECT_EQ(out1.SerializeAsString(), out3.SerializeAsString());
+  EXPECT_EQ(out1.node(1).input(0), "two:1");
+  EXPECT_EQ(out1.node(1).input(1), "^two");
+}
+
+TEST(GraphConstructorTest, UnknownOpIsNotFoundNamingNode) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import("node { name: 'x' op: 'GraphTestSourc' }", &g),
+              StatusIs(absl::StatusCode::kNotFound,
+                       AllOf(HasSubstr("Op type not registered 'GraphTestSourc'"),
+                             HasSubstr("{{node x}}"))));
+}
+
+TEST(GraphConstructorTest, RejectsMissingInputNode) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import("node { name: 's' op: 'GraphTestSink' input: 'nope' }", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("Unknown input node 'nope'"),
+                             HasSubstr("{{node s}} = GraphTestSink"))));
+}
+
+TEST(GraphConstructorTest, RejectsPortOutOfRange) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import(R"pb(
+    node { name: "a" op: "GraphTestSource" }
+    node { name: "s" op: "GraphTestSink" input: "a:1" }
+  )pb", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("invalid output 1 of source node a which has "
+                                 "1 outputs")));
+}
+
+TEST(GraphConstructorTest, RejectsMalformedPort) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import(R"pb(
+    node { name: "a" op: "GraphTestSource" }
+    node { name: "s" op: "GraphTestSink" input: "a:x" }
+  )pb", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("malformed output port")));
+}
+
+TEST(GraphConstructorTest, RejectsWrongInputCount) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import(R"pb(
+    node { name: "a" op: "GraphTestSource" }
+    node { name: "s" op: "GraphTestSink" input: "a" input: "a" }
+  )pb", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node s}}")));
+}
+
+TEST(GraphConstructorTest, RejectsDtypeMismatch) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import(R"pb(
+    node { name: "i" op: "GraphTestIntSource" }
+    node { name: "s" op: "GraphTestSink" input: "i" }
+  )pb", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Input 0 of node s was passed int32 from i:0 "
+                                 "incompatible with expected float")));
+}
+
+TEST(GraphConstructorTest, RejectsDuplicateNames) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import(R"pb(
+    node { name: "a" op: "GraphTestSource" }
+    node { name: "a" op: "GraphTestSource" }
+  )pb", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'a' is used by more than one node")));
+}
+
+TEST(GraphConstructorTest, RejectsInvalidNames) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import("node { name: '_a' op: 'GraphTestSource' }", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'_a' (op GraphTestSource) is not valid")));
+  Graph g2(OpRegistry::Global());
+  EXPECT_THAT(Import("node { name: '' op: 'GraphTestSource' }", &g2),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(GraphConstructorTest, CycleErrorNamesANodeOnTheCycle) {
+  Graph g(OpRegistry::Global());
+  const Status s = Import(R"pb(
+    node { name: "a" op: "GraphTestUnary" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "b" op: "GraphTestUnary" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "c" op: "GraphTestUnary" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "d" op: "GraphTestUnary" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb", &g);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
+                          HasSubstr("Graph has a cycle")));
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::ContainsRegex("node '(a|b|c)'"));
+}
+
+TEST(GraphConstructorTest, SelfLoopIsACycle) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import(R"pb(
+    node { name: "a" op: "GraphTestUnary" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node 'a' (GraphTestUnary) is its own ancestor")));
+}
+
+TEST(GraphConstructorTest, VersionsAreChecked) {
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(Import("versions { producer: 10 min_consumer: 999999 }", &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs a newer runtime")));
+  Graph g2(OpRegistry::Global());
+  EXPECT_THAT(Import("versions { producer: -1 }", &g2),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("producer version -1")));
+  Graph g3(OpRegistry::Global());
+  EXPECT_THAT(Import(absl::StrCat("versions { producer: 5 bad_consumers: ",
+                                  kGraphDefVersion, " }"),
+                     &g3),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("disallows consumer")));
+}
+
+TEST(GraphConstructorTest, LongChainImportsWithoutRecursion) {
+  GraphDef def;
+  NodeDef* first = def.add_node();
+  first->set_name("n0");
+  first->set_op("GraphTestSource");
+  for (int i = 1; i < 100000; ++i) {
+    NodeDef* n = def.add_node();
+    n->set_name(absl::StrCat("n", i));
+    n->set_op("GraphTestUnary");
+    n->add_input(absl::StrCat("n", i - 1));
+    (*n->mutable_attr())["T"].set_type(DT_FLOAT);
+  }
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(ConvertGraphDefToGraph(GraphConstructorOptions(), def, &g));
+  EXPECT_EQ(g.num_nodes(), 100000);
+}
+
+TEST(GraphConstructorTest, NodeWithMillionInputsIsRejectedQuickly) {
+  GraphDef def;
+  NodeDef* a = def.add_node();
+  a->set_name("a");
+  a->set_op("GraphTestSource");
+  NodeDef* s = def.add_node();
+  s->set_name("s");
+  s->set_op("GraphTestSink");
+  for (int i = 0; i < 1000000; ++i) s->add_input("a");
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(ConvertGraphDefToGraph(GraphConstructorOptions(), def, &g),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node s}}")));
+}
+
+TEST(GraphConstructorTest, PrefixRenamesNodesAndInputs) {
+  GraphConstructorOptions options;
+  options.prefix = "imported/";
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(ConvertGraphDefToGraph(
+      options, ParseTextProtoOrDie<GraphDef>(R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "s" op: "GraphTestSink" input: "a" input: "^a" }
+      )pb"),
+      &g));
+  EXPECT_NE(g.FindNodeByName("imported/a"), nullptr);
+  EXPECT_EQ(g.FindNodeByName("imported/s")->in_edges().size(), 2u);
+}
+
+TEST(GraphConstructorTest, ParsesTextAndBinaryByContent) {
+  GraphDef def = ParseTextProtoOrDie<GraphDef>(
+      "node { name: 'a' op: 'GraphTestSource' } versions { producer: 3 }");
+  GraphDef from_text, from_binary;
+  MF_ASSERT_OK(ParseGraphDef(
+      "node { name: 'a' op: 'GraphTestSource' } versions { producer: 3 }",
+      &from_text));
+  MF_ASSERT_OK(ParseGraphDef(def.SerializeAsString(), &from_binary));
+  EXPECT_EQ(from_text.SerializeAsString(), def.SerializeAsString());
+  EXPECT_EQ(from_binary.SerializeAsString(), def.SerializeAsString());
+}
+
+TEST(GraphConstructorTest, TruncatedOrGarbageBytesAreInvalidArgument) {
+  GraphDef def = ParseTextProtoOrDie<GraphDef>(
+      "node { name: 'abcdef' op: 'GraphTestSource' }");
+  const std::string bytes = def.SerializeAsString();
+  GraphDef out;
+  EXPECT_THAT(ParseGraphDef(bytes.substr(0, bytes.size() - 3), &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("neither a binary nor a text")));
+  EXPECT_THAT(ParseGraphDef("node { name: 'a' op: ", &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("as text: line 1")));
+  EXPECT_THAT(ReadGraphDefFile("/nonexistent/graph.pb", &out),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("Cannot open")));
+}
+
+}  // namespace
+}  // namespace minflow

@@ -1,0 +1,61 @@
+// Shape functions of src/ops/image_ops.cc.
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/testlib/shape_inference_testutil.h"
+
+namespace minflow {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+ShapeInferenceTestOp Patches(Ints ksizes, Ints strides, Ints rates,
+                             const char* padding) {
+  ShapeInferenceTestOp op("ExtractImagePatches");
+  op.Attr("ksizes", ksizes)
+      .Attr("strides", strides)
+      .Attr("rates", rates)
+      .Attr("padding", padding);
+  return op;
+}
+
+TEST(ImageOpsTest, ExtractImagePatches) {
+  ShapeInferenceTestOp op =
+      Patches({1, 3, 3, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
+  INFER_OK(op, "[2,5,5,3]", "[d0_0,3,3,27]");
+  INFER_OK(op, "[2,?,5,3]", "[d0_0,?,3,27]");
+  INFER_OK(op, "[2,5,5,?]", "[d0_0,3,3,?]");
+  INFER_OK(op, "?", "[?,?,?,?]");
+  op = Patches({1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, "SAME");
+  INFER_OK(op, "[2,5,5,3]", "[d0_0,3,3,27]");
+  op = Patches({1, 3, 2, 1}, {1, 1, 1, 1}, {1, 2, 2, 1}, "VALID");
+  INFER_OK(op, "[2,5,5,1]", "[d0_0,1,3,6]");
+  op = Patches({1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
+  INFER_OK(op, "[2,5,5,3]", "[d0_0,5,5,d0_3]");
+}
+
+TEST(ImageOpsTest, ExtractImagePatchesRejectsBadInput) {
+  ShapeInferenceTestOp op =
+      Patches({1, 3, 3}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
+  INFER_ERROR("ExtractImagePatches requires the ksizes attribute to contain 4 "
+              "values, but got: 3",
+              op, "[2,5,5,3]");
+  op = Patches({1, 0, 3, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
+  INFER_ERROR("ksizes must be positive", op, "[2,5,5,3]");
+  op = Patches({1, 3, 3, 1}, {1, 0, 1, 1}, {1, 1, 1, 1}, "VALID");
+  INFER_ERROR("Stride must be > 0, but got 0", op, "[2,5,5,3]");
+  op = Patches({1, 3, 3, 1}, {1, 1, 1, 1}, {1, 0, 1, 1}, "VALID");
+  INFER_ERROR("Dilation rate must be >= 1, but got 0", op, "[2,5,5,3]");
+  op = Patches({1, 3, 3, 1}, {1, 1, 1, 1}, {1, 3, 3, 1}, "VALID");
+  INFER_ERROR("Negative dimension size caused by subtracting 7 from 5", op,
+              "[2,5,5,3]");
+  op = Patches({1, 3000000000, 3000000000, 1}, {1, 1, 1, 1}, {1, 1, 1, 1},
+               "SAME");
+  INFER_ERROR("overflow", op, "[2,5,5,3]");
+  op = Patches({1, 3, 3, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[5,5,3]");
+}
+
+}  // namespace
+}  // namespace minflow

@@ -1,0 +1,232 @@
+// Shape functions of src/ops/nn_ops.cc.
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "minflow/core/tensor.h"
+#include "tests/testlib/shape_inference_testutil.h"
+#include "tests/testlib/tensor_testutil.h"
+
+namespace minflow {
+namespace {
+
+using test::AsScalar;
+using Ints = std::vector<int64_t>;
+
+TEST(NnOpsTest, ActivationsKeepTheInputShape) {
+  for (const char* name :
+       {"Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Softplus"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[1,?,3]", "in0");
+    INFER_OK(op, "?", "in0");
+  }
+}
+
+TEST(NnOpsTest, SoftmaxNeedsAVector) {
+  for (const char* name : {"Softmax", "LogSoftmax"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[2,3]", "in0");
+    INFER_OK(op, "[3]", "in0");
+    INFER_OK(op, "?", "?");
+    INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[]");
+  }
+}
+
+TEST(NnOpsTest, BiasAdd) {
+  ShapeInferenceTestOp op("BiasAdd");
+  INFER_OK(op, "[2,3];[3]", "[d0_0,d0_1]");
+  INFER_OK(op, "[2,?];[3]", "[d0_0,d1_0]");
+  INFER_OK(op, "[4,5,2,3];[?]", "[d0_0,d0_1,d0_2,d0_3]");
+  INFER_OK(op, "?;[3]", "?");
+  INFER_ERROR("Shape must be at least rank 2 but is rank 1", op, "[2];[2]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2,3];[1,3]");
+  INFER_ERROR("Dimensions must be equal, but are 3 and 4", op, "[2,3];[4]");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[2,3,4];[3]", "[d0_0,d0_1,d0_2]");
+  INFER_OK(op, "[2,?,4,5];[3]", "[d0_0,d1_0,d0_2,d0_3]");
+  INFER_ERROR("Shape must be at least rank 3 but is rank 2", op, "[2,3];[3]");
+  op.Attr("data_format", "NCDHW");
+  INFER_ERROR("Invalid data format string: NCDHW", op, "[2,3,4];[3]");
+}
+
+ShapeInferenceTestOp Conv(const char* name, Ints strides, const char* padding) {
+  ShapeInferenceTestOp op(name);
+  op.Attr("strides", strides).Attr("padding", padding);
+  return op;
+}
+
+TEST(NnOpsTest, Conv2DValidAndSame) {
+  ShapeInferenceTestOp op = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
+  INFER_OK(op, "[1,5,5,3];[3,3,3,8]", "[d0_0,3,3,d1_3]");
+  INFER_OK(op, "[1,?,5,3];[3,3,3,8]", "[d0_0,?,3,d1_3]");
+  INFER_OK(op, "[1,5,5,3];[?,3,3,8]", "[d0_0,?,3,d1_3]");
+  INFER_OK(op, "?;?", "[?,?,?,?]");
+  op = Conv("Conv2D", {1, 2, 2, 1}, "SAME");
+  INFER_OK(op, "[1,5,5,3];[3,3,3,8]", "[d0_0,3,3,d1_3]");
+  INFER_OK(op, "[1,6,7,3];[3,3,3,8]", "[d0_0,3,4,d1_3]");
+  op = Conv("Conv2D", {1, 2, 1, 1}, "VALID");
+  INFER_OK(op, "[1,6,6,3];[3,3,3,8]", "[d0_0,2,4,d1_3]");
+}
+
+TEST(NnOpsTest, Conv2DDilationsExplicitPaddingAndNCHW) {
+  ShapeInferenceTestOp op = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
+  op.Attr("dilations", Ints{1, 2, 2, 1});
+  INFER_OK(op, "[1,5,5,3];[3,3,3,8]", "[d0_0,1,1,d1_3]");
+  INFER_OK(op, "[1,7,6,3];[3,3,3,8]", "[d0_0,3,2,d1_3]");
+  op = Conv("Conv2D", {1, 1, 1, 1}, "EXPLICIT");
+  op.Attr("explicit_paddings", Ints{0, 0, 1, 1, 2, 2, 0, 0});
+  INFER_OK(op, "[1,5,5,3];[3,3,3,8]", "[d0_0,5,7,d1_3]");
+  op = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[1,3,5,5];[3,3,3,8]", "[d0_0,d1_3,3,3]");
+  op = Conv("Conv2D", {1, 1, 2, 2}, "SAME");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[1,3,5,5];[3,3,3,8]", "[d0_0,d1_3,3,3]");
+}
+
+TEST(NnOpsTest, Conv2DGroups) {
+  ShapeInferenceTestOp op = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
+  INFER_OK(op, "[1,5,5,6];[3,3,3,8]", "[d0_0,3,3,d1_3]");
+  INFER_ERROR("Depth of input (6) is not a multiple of input depth of filter "
+              "(4)",
+              op, "[1,5,5,6];[3,3,4,8]");
+  INFER_ERROR("Depth of output (7) is not a multiple of the number of groups "
+              "(2)",
+              op, "[1,5,5,6];[3,3,3,7]");
+  INFER_ERROR("input depth of filter (0)", op, "[1,5,5,6];[3,3,0,8]");
+}
+
+TEST(NnOpsTest, Conv2DRejectsBadAttrsAndShapes) {
+  ShapeInferenceTestOp op = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
+  INFER_ERROR("Negative dimension size caused by subtracting 3 from 2", op,
+              "[1,2,2,3];[3,3,3,8]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[2,2,3];[3,3,3,8]");
+  INFER_ERROR("error in input 1", op, "[1,2,2,3];[3,3,8]");
+  op.Attr("strides", Ints{1, 1, 1});
+  INFER_ERROR("Conv2D requires the strides attribute to contain 4 values, but "
+              "got: 3",
+              op, "[1,5,5,3];[3,3,3,8]");
+  op.Attr("strides", Ints{1, 0, 1, 1});
+  INFER_ERROR("Stride must be > 0, but got 0", op, "[1,5,5,3];[3,3,3,8]");
+  op.Attr("strides", Ints{1, 1, 1, 1}).Attr("dilations", Ints{1, 0, 1, 1});
+  INFER_ERROR("Dilation rate must be >= 1, but got 0", op,
+              "[1,5,5,3];[3,3,3,8]");
+  op.Attr("dilations", Ints{1, 1, 1, 1})
+      .Attr("explicit_paddings", Ints{0, 0, 1, 1, 1, 1, 0, 0});
+  INFER_ERROR("explicit_paddings attribute must be empty", op,
+              "[1,5,5,3];[3,3,3,8]");
+  op.Attr("padding", "EXPLICIT").Attr("explicit_paddings", Ints{1, 1});
+  INFER_ERROR("explicit_paddings attribute must contain 8 values, but got: 2",
+              op, "[1,5,5,3];[3,3,3,8]");
+  op.Attr("explicit_paddings", Ints{0, 0, -1, 1, 1, 1, 0, 0});
+  INFER_ERROR("All elements of explicit_paddings must be nonnegative", op,
+              "[1,5,5,3];[3,3,3,8]");
+  op.Attr("explicit_paddings", Ints{1, 0, 1, 1, 1, 1, 0, 0});
+  INFER_ERROR("Nonzero explicit padding in the batch or depth dimensions", op,
+              "[1,5,5,3];[3,3,3,8]");
+  op.Attr("padding", "FULL");
+  INFER_ERROR("FULL is not an allowed padding type", op,
+              "[1,5,5,3];[3,3,3,8]");
+  ShapeInferenceTestOp no_strides("Conv2D");
+  no_strides.Attr("padding", "SAME");
+  INFER_ERROR("strides", no_strides, "[1,5,5,3];[3,3,3,8]");
+}
+
+TEST(NnOpsTest, DepthwiseConv2dNative) {
+  ShapeInferenceTestOp op = Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
+  INFER_OK(op, "[1,5,5,3];[3,3,3,2]", "[d0_0,3,3,6]");
+  INFER_OK(op, "[1,5,5,3];[3,3,3,1]", "[d0_0,3,3,d0_3]");
+  INFER_OK(op, "?;[3,3,3,2]", "[?,?,?,6]");
+  INFER_ERROR("Dimensions must be equal, but are 3 and 4", op,
+              "[1,5,5,3];[3,3,4,2]");
+  op = Conv("DepthwiseConv2dNative", {1, 2, 2, 1}, "SAME");
+  INFER_OK(op, "[1,5,5,3];[3,3,3,2]", "[d0_0,3,3,6]");
+  op.Attr("data_format", "NCHW").Attr("strides", Ints{1, 1, 2, 2});
+  INFER_OK(op, "[1,3,5,5];[3,3,3,2]", "[d0_0,6,3,3]");
+  op = Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "EXPLICIT");
+  op.Attr("explicit_paddings", Ints{0, 0, 1, 1, 1, 1, 0, 0});
+  INFER_OK(op, "[1,5,5,3];[3,3,3,2]", "[d0_0,5,5,6]");
+  op.Attr("strides", Ints{1, 1});
+  INFER_ERROR("DepthwiseConv2D requires the strides attribute to contain 4 "
+              "values",
+              op, "[1,5,5,3];[3,3,3,2]");
+}
+
+ShapeInferenceTestOp Pool(const char* name, Ints ksize, Ints strides,
+                          const char* padding) {
+  ShapeInferenceTestOp op(name);
+  op.Attr("ksize", ksize).Attr("strides", strides).Attr("padding", padding);
+  return op;
+}
+
+TEST(NnOpsTest, MaxPool) {
+  ShapeInferenceTestOp op =
+      Pool("MaxPool", {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  INFER_OK(op, "[1,4,4,3]", "[d0_0,2,2,3]");
+  INFER_OK(op, "[1,4,4,?]", "[d0_0,2,2,?]");
+  INFER_OK(op, "?", "[?,?,?,?]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[4,4,3]");
+  op = Pool("MaxPool", {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
+  INFER_OK(op, "[1,5,5,3]", "[d0_0,3,3,d0_3]");
+  // Pooling over depth.
+  op = Pool("MaxPool", {1, 1, 1, 3}, {1, 1, 1, 3}, "VALID");
+  INFER_OK(op, "[1,4,4,6]", "[d0_0,4,4,2]");
+  op = Pool("MaxPool", {1, 1, 2, 2}, {1, 1, 2, 2}, "VALID");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[1,3,4,4]", "[d0_0,3,2,2]");
+  op = Pool("MaxPool", {1, 3, 3, 1}, {1, 1, 1, 1}, "EXPLICIT");
+  op.Attr("explicit_paddings", Ints{0, 0, 1, 1, 1, 1, 0, 0});
+  INFER_OK(op, "[1,4,4,3]", "[d0_0,4,4,3]");
+  op.Attr("data_format", "NCHW_VECT_C");
+  INFER_ERROR("NCHW_VECT_C", op, "[1,4,4,3,4]");
+}
+
+TEST(NnOpsTest, MaxPoolRejectsBadWindows) {
+  ShapeInferenceTestOp op =
+      Pool("MaxPool", {1, 2, 2}, {1, 2, 2, 1}, "VALID");
+  INFER_ERROR("MaxPool requires the ksize attribute to contain 4 values, but "
+              "got: 3",
+              op, "[1,4,4,3]");
+  op = Pool("MaxPool", {1, 0, 2, 1}, {1, 2, 2, 1}, "VALID");
+  INFER_ERROR("Sliding window ksize must be positive", op, "[1,4,4,3]");
+  op = Pool("MaxPool", {1, 2, 2, 1}, {1, -2, 2, 1}, "VALID");
+  INFER_ERROR("Stride must be > 0, but got -2", op, "[1,4,4,3]");
+  op = Pool("MaxPool", {1, 5, 2, 1}, {1, 2, 2, 1}, "VALID");
+  INFER_ERROR("Negative dimension size caused by subtracting 5 from 4", op,
+              "[1,4,4,3]");
+}
+
+TEST(NnOpsTest, AvgPool) {
+  ShapeInferenceTestOp op =
+      Pool("AvgPool", {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  INFER_OK(op, "[1,4,4,3]", "[d0_0,2,2,d0_3]");
+  INFER_OK(op, "[?,5,4,?]", "[d0_0,2,2,d0_3]");
+  op = Pool("AvgPool", {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
+  INFER_OK(op, "[1,5,5,3]", "[d0_0,3,3,d0_3]");
+  op = Pool("AvgPool", {1, 1, 2, 2}, {1, 1, 2, 2}, "VALID");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[1,3,4,4]", "[d0_0,d0_1,2,2]");
+  op = Pool("AvgPool", {1, 2, 2, 1}, {1, 2, 2}, "VALID");
+  INFER_ERROR("AvgPool requires the strides attribute to contain 4 values", op,
+              "[1,4,4,3]");
+}
+
+TEST(NnOpsTest, TopKV2) {
+  ShapeInferenceTestOp op("TopKV2");
+  INFER_OK(op, "[2,5];[]", "[d0_0,?];[d0_0,?]");
+  INFER_OK(op, "?;[]", "?;?");
+  INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[];[]");
+  INFER_ERROR("Shape must be rank 0 but is rank 1", op, "[5];[1]");
+  op.SetInputTensor(1, AsScalar<int32_t>(3));
+  INFER_OK(op, "[2,5];[]", "[d0_0,3];[d0_0,3]");
+  INFER_OK(op, "[5];[]", "[3];[3]");
+  INFER_OK(op, "[2,?];[]", "[d0_0,3];[d0_0,3]");
+  op.SetInputTensor(1, AsScalar<int64_t>(6));
+  INFER_ERROR("input must have last dimension >= k = 6 but is 5", op,
+              "[2,5];[]");
+  op.SetInputTensor(1, AsScalar<int32_t>(-1));
+  INFER_ERROR("must be non-negative but is -1", op, "[2,5];[]");
+}
+
+}  // namespace
+}  // namespace minflow

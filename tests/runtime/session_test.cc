@@ -1,0 +1,393 @@
+// Session and executor behaviour, on test-only ops so the tests do not
+// depend on the built-in op set: feeds, fetches, targets, pruning, errors,
+// cancellation, timeouts, concurrency, free-at-last-use and placement with a
+// fake second device.
+#include "minflow/runtime/session.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "minflow/framework/device.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/op_kernel.h"
+#include "minflow/graph.pb.h"
+#include "minflow/runtime/device_factory.h"
+#include "minflow/step_stats.pb.h"
+#include "tests/testlib/status_matchers.h"
+#include "tests/testlib/text_proto.h"
+
+namespace minflow {
+namespace {
+
+using ::minflow::testing::ParseTextProtoOrDie;
+using ::minflow::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+REGISTER_OP("ExecTestConst")
+    .Output("y: float")
+    .Attr("value: float")
+    .Attr("size: int = 1");
+REGISTER_OP("ExecTestAddOne")
+    .Input("x: float")
+    .Output("y: float");
+REGISTER_OP("ExecTestAdd")
+    .Input("a: float")
+    .Input("b: float")
+    .Output("y: float");
+REGISTER_OP("ExecTestFail")
+    .Input("x: float")
+    .Output("y: float");
+REGISTER_OP("ExecTestWaitForCancel")
+    .Input("x: float")
+    .Output("y: float");
+REGISTER_OP("ExecTestPlaceholder")
+    .Output("y: dtype")
+    .Attr("dtype: type")
+    .Attr("shape: shape = { unknown_rank: true }");
+
+std::atomic<int> g_add_one_runs{0};
+
+class ConstOp : public OpKernel {
+ public:
+  explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("value", &value_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("size", &size_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size_}), &out));
+    out->flat<float>().setConstant(value_);
+  }
+
+ private:
+  float value_;
+  int64_t size_;
+};
+
+class AddOneOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ++g_add_one_runs;
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                            {0}, 0, ctx->input(0).shape(), &out));
+    out->flat<float>() = ctx->input(0).flat<float>() + 1.0f;
+  }
+};
+
+class AddOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES(ctx, ctx->input(0).shape() == ctx->input(1).shape(),
+                errors::InvalidArgument("shapes differ"));
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                            {0, 1}, 0, ctx->input(0).shape(), &out));
+    out->flat<float>() = ctx->input(0).flat<float>() + ctx->input(1).flat<float>();
+  }
+  bool IsExpensive() override { return true; }
+};
+
+class FailOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ctx->SetStatus(errors::InvalidArgument("deliberate failure"));
+  }
+};
+
+class WaitForCancelOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    while (!ctx->IsCancelled()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ctx->SetStatus(errors::Cancelled("noticed cancellation"));
+  }
+};
+
+class PlaceholderOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    ctx->SetStatus(errors::InvalidArgument("placeholder was not fed"));
+  }
+};
+
+REGISTER_KERNEL_BUILDER(Name("ExecTestConst").Device(DEVICE_CPU), ConstOp);
+REGISTER_KERNEL_BUILDER(Name("ExecTestAddOne").Device(DEVICE_CPU), AddOneOp);
+REGISTER_KERNEL_BUILDER(Name("ExecTestAdd").Device(DEVICE_CPU), AddOp);
+REGISTER_KERNEL_BUILDER(Name("ExecTestFail").Device(DEVICE_CPU), FailOp);
+REGISTER_KERNEL_BUILDER(Name("ExecTestWaitForCancel").Device(DEVICE_CPU),
+                        WaitForCancelOp);
+REGISTER_KERNEL_BUILDER(Name("ExecTestPlaceholder").Device(DEVICE_CPU),
+                        PlaceholderOp);
+
+std::unique_ptr<Session> MakeSession(const std::string& graph_text,
+                                     int inter_op = 2) {
+  SessionOptions options;
+  options.config.set_inter_op_parallelism_threads(inter_op);
+  options.config.set_intra_op_parallelism_threads(1);
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(graph_text),
+                                 options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? std::move(session).value() : nullptr;
+}
+
+float Scalar(const Tensor& t) { return t.flat<float>()(0); }
+
+constexpr char kDiamond[] = R"pb(
+  node { name: "c" op: "ExecTestConst" attr { key: "value" value { f: 1 } } }
+  node { name: "l" op: "ExecTestAddOne" input: "c" }
+  node { name: "r" op: "ExecTestAddOne" input: "c" }
+  node { name: "sum" op: "ExecTestAdd" input: "l" input: "r" }
+  node { name: "bad" op: "ExecTestFail" input: "c" }
+)pb";
+
+TEST(SessionTest, RunsDiamondAndPrunesWhatIsNotNeeded) {
+  auto session = MakeSession(kDiamond);
+  std::vector<Tensor> out;
+  // "bad" would fail, but nothing fetched needs it.
+  MF_ASSERT_OK(session->Run({}, {"sum"}, {}, &out));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Scalar(out[0]), 4.0f);
+}
+
+TEST(SessionTest, FetchingTwiceAndFetchingAFeed) {
+  auto session = MakeSession(kDiamond);
+  std::vector<Tensor> out;
+  Tensor fed(DT_FLOAT, TensorShape({1}));
+  fed.flat<float>()(0) = 10;
+  MF_ASSERT_OK(session->Run({{"c:0", fed}}, {"sum", "sum:0", "c", "l"}, {},
+                            &out));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(Scalar(out[0]), 22.0f);
+  EXPECT_EQ(Scalar(out[1]), 22.0f);
+  EXPECT_EQ(Scalar(out[2]), 10.0f);
+  EXPECT_EQ(Scalar(out[3]), 11.0f);
+  // Feeding did not modify the caller's tensor in place.
+  EXPECT_EQ(fed.flat<float>()(0), 10.0f);
+}
+
+TEST(SessionTest, TargetsRunWithoutFetches) {
+  auto session = MakeSession(kDiamond);
+  const int before = g_add_one_runs.load();
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({}, {}, {"l"}, &out));
+  EXPECT_TRUE(out.empty());
+  EXPECT_EQ(g_add_one_runs.load() - before, 1);
+  EXPECT_THAT(session->Run({}, {}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("at least one target")));
+}
+
+TEST(SessionTest, KernelErrorNamesNodeAndOpAndSessionStaysUsable) {
+  auto session = MakeSession(kDiamond);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run({}, {"bad"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("deliberate failure"),
+                             HasSubstr("[[{{node bad}} = ExecTestFail]]"))));
+  MF_EXPECT_OK(session->Run({}, {"sum"}, {}, &out));
+}
+
+TEST(SessionTest, BadFetchesFeedsAndTargetsAreClearErrors) {
+  auto session = MakeSession(kDiamond);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run({}, {"nope:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("Fetch 'nope:0': there is no node named "
+                                 "'nope'")));
+  EXPECT_THAT(session->Run({}, {"sum:3"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has 1 outputs")));
+  EXPECT_THAT(session->Run({}, {}, {"ghost"}, &out),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("ghost")));
+  Tensor wrong_type(DT_INT32, TensorShape({1}));
+  EXPECT_THAT(session->Run({{"c", wrong_type}}, {"sum"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Feed 'c' must be float, but got int32")));
+  EXPECT_THAT(session->Run({{"x:", Tensor(1.0f)}}, {"sum"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+constexpr char kPlaceholders[] = R"pb(
+  node { name: "a" op: "ExecTestPlaceholder"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } } } } }
+  node { name: "b" op: "ExecTestPlaceholder"
+         attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "sum" op: "ExecTestAdd" input: "a" input: "b" }
+)pb";
+
+TEST(SessionTest, FeedsReplaceTheFedNodes) {
+  auto session = MakeSession(kPlaceholders);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run({}, {"sum"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("placeholder was not fed")));
+  Tensor two(DT_FLOAT, TensorShape({2}));
+  two.flat<float>().setConstant(1.5f);
+  MF_ASSERT_OK(session->Run({{"a", two}, {"b", two}}, {"sum"}, {}, &out));
+  EXPECT_EQ(out[0].flat<float>()(1), 3.0f);
+}
+
+TEST(SessionTest, TimeoutCancelsAndReturnsDeadlineExceeded) {
+  auto session = MakeSession(R"pb(
+    node { name: "c" op: "ExecTestConst" attr { key: "value" value { f: 1 } } }
+    node { name: "w" op: "ExecTestWaitForCancel" input: "c" }
+  )pb");
+  RunOptions options;
+  options.set_timeout_in_ms(50);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run(options, {}, {"w"}, {}, &out, nullptr),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       HasSubstr("timed out after 50 ms")));
+}
+
+TEST(SessionTest, ConcurrentRunsGiveCorrectResults) {
+  auto session = MakeSession(kDiamond, /*inter_op=*/4);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        Tensor fed(DT_FLOAT, TensorShape({1}));
+        fed.flat<float>()(0) = static_cast<float>(t * 100 + i);
+        std::vector<Tensor> out;
+        Status s = session->Run({{"c", fed}}, {"sum"}, {}, &out);
+        if (!s.ok() || Scalar(out[0]) != 2 * (t * 100 + i) + 2) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+std::string WideGraph(int width) {
+  std::string text =
+      "node { name: 'c' op: 'ExecTestConst' attr { key: 'value' value { f: 1 "
+      "} } attr { key: 'size' value { i: 64 } } }\n";
+  std::string prev = "c";
+  for (int i = 0; i < width; ++i) {
+    absl::StrAppend(&text, "node { name: 'w", i,
+                    "' op: 'ExecTestAddOne' input: 'c' }\n");
+    absl::StrAppend(&text, "node { name: 's", i, "' op: 'ExecTestAdd' input: '",
+                    prev, "' input: 'w", i, "' }\n");
+    prev = absl::StrCat("s", i);
+  }
+  return text;
+}
+
+TEST(SessionTest, ResultsIdenticalForAnyThreadCount) {
+  std::vector<float> results;
+  for (int threads : {1, 2, 4}) {
+    auto session = MakeSession(WideGraph(100), threads);
+    std::vector<Tensor> out;
+    MF_ASSERT_OK(session->Run({}, {"s99"}, {}, &out));
+    results.push_back(out[0].flat<float>()(63));
+  }
+  EXPECT_EQ(results[0], 201.0f);
+  EXPECT_EQ(results[1], results[0]);
+  EXPECT_EQ(results[2], results[0]);
+}
+
+TEST(SessionTest, LongChainFreesTensorsAtLastUse) {
+  // A chain of 2000 AddOne nodes over 1 MiB tensors: with free-at-last-use
+  // and in-place forwarding, only a couple of tensors are ever alive.
+  std::string text =
+      "node { name: 'n0' op: 'ExecTestConst' attr { key: 'value' value { f: 0 "
+      "} } attr { key: 'size' value { i: 262144 } } }\n";
+  for (int i = 1; i < 2000; ++i) {
+    absl::StrAppend(&text, "node { name: 'n", i,
+                    "' op: 'ExecTestAddOne' input: 'n", i - 1, "' }\n");
+  }
+  auto session = MakeSession(text, /*inter_op=*/1);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({}, {"n1999"}, {}, &out));  // warm-up
+  out.clear();
+  const int64_t base = cpu_allocator()->GetStats().bytes_in_use;
+  cpu_allocator()->ResetPeak();
+  MF_ASSERT_OK(session->Run({}, {"n1999"}, {}, &out));
+  EXPECT_EQ(out[0].flat<float>()(0), 1999.0f);
+  const int64_t peak = cpu_allocator()->GetStats().peak_bytes_in_use - base;
+  EXPECT_LE(peak, 2 * 262144 * 4) << "peak bytes " << peak;
+}
+
+TEST(SessionTest, DeepChainRunsWithoutRecursion) {
+  std::string text =
+      "node { name: 'n0' op: 'ExecTestConst' attr { key: 'value' value { f: 0 "
+      "} } }\n";
+  for (int i = 1; i < 100000; ++i) {
+    absl::StrAppend(&text, "node { name: 'n", i,
+                    "' op: 'ExecTestAddOne' input: 'n", i - 1, "' }\n");
+  }
+  auto session = MakeSession(text);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({}, {"n99999"}, {}, &out));
+  EXPECT_EQ(Scalar(out[0]), 99999.0f);
+}
+
+TEST(SessionTest, TraceFillsStepStats) {
+  auto session = MakeSession(kDiamond);
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run(options, {}, {"sum"}, {}, &out, &metadata));
+  ASSERT_EQ(metadata.step_stats().dev_stats_size(), 1);
+  const auto& dev = metadata.step_stats().dev_stats(0);
+  EXPECT_EQ(dev.node_stats_size(), 4);  // c, l, r, sum
+  for (const auto& ns : dev.node_stats()) {
+    EXPECT_GE(ns.all_end_rel_nanos(), 0);
+    ASSERT_EQ(ns.output_size(), 1) << ns.node_name();
+  }
+}
+
+TEST(SessionTest, ClosedSessionRefusesRuns) {
+  auto session = MakeSession(kDiamond);
+  MF_ASSERT_OK(session->Close());
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run({}, {"sum"}, {}, &out),
+              StatusIs(absl::StatusCode::kCancelled, HasSubstr("closed")));
+}
+
+TEST(SessionTest, ListDevicesHasTheCpu) {
+  auto session = MakeSession(kDiamond);
+  std::vector<DeviceInfo> devices;
+  MF_ASSERT_OK(session->ListDevices(&devices));
+  ASSERT_FALSE(devices.empty());
+  EXPECT_EQ(devices.back().device_type, "CPU");
+  EXPECT_EQ(devices.back().name, "/job:localhost/replica:0/task:0/device:CPU:0");
+}
+
+TEST(SessionTest, GpuRequestWithoutGpuIsAnErrorUnlessSoft) {
+  const char* graph = R"pb(
+    node { name: "c" op: "ExecTestConst" device: "/gpu:0"
+           attr { key: "value" value { f: 2 } } }
+  )pb";
+  SessionOptions options;
+  (*options.config.mutable_device_count())["GPU"] = 0;
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(graph), options);
+  MF_ASSERT_OK(session.status());
+  std::vector<Tensor> out;
+  EXPECT_THAT((*session)->Run({}, {"c"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("explicitly assigned to /gpu:0"),
+                             HasSubstr("{{node c}}"))));
+  options.config.set_allow_soft_placement(true);
+  auto soft = Session::Create(ParseTextProtoOrDie<GraphDef>(graph), options);
+  MF_ASSERT_OK(soft.status());
+  MF_ASSERT_OK((*soft)->Run({}, {"c"}, {}, &out));
+  EXPECT_EQ(Scalar(out[0]), 2.0f);
+}
+
+}  // namespace
+}  // namespace minflow

@@ -1,0 +1,120 @@
+// The `minflow` command line: a table of subcommands, each in its own
+// <name>_command.cc. To add one, write that file and add a row to kCommands
+// (and the file to tools/CMakeLists.txt).
+#include <iomanip>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "minflow/framework/op.h"
+#include "tools/command.h"
+
+namespace minflow {
+namespace tools {
+
+// Entry points, defined in the <name>_command.cc files.
+int OpsMain(const CommandContext& ctx);
+void OpsHelp(std::ostream& os);
+int InferOpMain(const CommandContext& ctx);
+void InferOpHelp(std::ostream& os);
+int InferMain(const CommandContext& ctx);
+void InferHelp(std::ostream& os);
+int RunMain(const CommandContext& ctx);
+void RunHelp(std::ostream& os);
+
+namespace {
+
+constexpr Command kCommands[] = {
+    {"ops", "list, show, validate and compare op definitions", OpsMain,
+     OpsHelp},
+    {"infer-op", "output shapes of one op for given input shapes",
+     InferOpMain, InferOpHelp},
+    {"infer", "output dtypes and shapes of every node of a GraphDef",
+     InferMain, InferHelp},
+    {"run", "run a graph: feed tensors, print or save the fetched ones",
+     RunMain, RunHelp},
+};
+
+void PrintUsage(std::ostream& os) {
+  os << "Usage: minflow <command> [args...]\n"
+        "       minflow help <command>\n"
+        "       minflow --help | --version\n\n"
+        "Commands:\n";
+  for (const Command& command : kCommands) {
+    os << "  " << std::left << std::setw(12) << command.name << command.summary
+       << "\n";
+  }
+  os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
+     << " failure or invalid input, " << kExitUsage << " usage error.\n";
+}
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& command : kCommands) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
+bool IsHelpFlag(const std::string& arg) {
+  return arg == "-h" || arg == "--help";
+}
+
+// Ops whose registration failed are missing from this process; say so up
+// front rather than letting a later "Op type not registered" puzzle anyone.
+void ReportRegistrationErrors(std::ostream& err) {
+  for (const OpRegistrationError& e :
+       OpRegistry::Global()->registration_errors()) {
+    err << "minflow: error: " << e.status.message() << "\n";
+  }
+}
+
+int Main(const std::vector<std::string>& args) {
+  ReportRegistrationErrors(std::cerr);
+  if (args.empty()) {
+    PrintUsage(std::cerr);
+    return kExitUsage;
+  }
+  const std::string& first = args[0];
+  if (IsHelpFlag(first)) {
+    PrintUsage(std::cout);
+    return kExitOk;
+  }
+  if (first == "--version") {
+    std::cout << "minflow " << MINFLOW_VERSION << "\n";
+    return kExitOk;
+  }
+  if (first == "help") {
+    if (args.size() == 1) {
+      PrintUsage(std::cout);
+      return kExitOk;
+    }
+    const Command* command = FindCommand(args[1]);
+    if (command == nullptr) {
+      std::cerr << "minflow: unknown command '" << args[1] << "'\n\n";
+      PrintUsage(std::cerr);
+      return kExitUsage;
+    }
+    command->help(std::cout);
+    return kExitOk;
+  }
+  const Command* command = FindCommand(first);
+  if (command == nullptr) {
+    std::cerr << "minflow: unknown command '" << first << "'\n\n";
+    PrintUsage(std::cerr);
+    return kExitUsage;
+  }
+  CommandContext ctx{{args.begin() + 1, args.end()}, &std::cout, &std::cerr};
+  if (!ctx.args.empty() && IsHelpFlag(ctx.args[0])) {
+    command->help(std::cout);
+    return kExitOk;
+  }
+  return command->run(ctx);
+}
+
+}  // namespace
+}  // namespace tools
+}  // namespace minflow
+
+int main(int argc, char** argv) {
+  return minflow::tools::Main(std::vector<std::string>(argv + 1, argv + argc));
+}
