@@ -24,7 +24,6 @@
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/node_def.pb.h"
-#include "tests/kernels/array_testing_ops.h"
 
 namespace minflow {
 namespace {
@@ -72,7 +71,6 @@ class KernelRunner {
  public:
   KernelRunner(int threads, const NodeDef& node, std::vector<Tensor> inputs)
       : inputs_(std::move(inputs)) {
-    test::RegisterMissingArrayOps();
     CpuDeviceOptions options;
     options.intra_op_threads = threads;
     options.allocator = &allocator_;

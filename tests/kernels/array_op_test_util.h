@@ -19,7 +19,6 @@
 #include "minflow/framework/op.h"
 #include "minflow/framework/shape_inference.h"
 #include "minflow/op_def.pb.h"
-#include "tests/kernels/array_testing_ops.h"
 #include "tests/testlib/op_kernel_test_base.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
@@ -126,7 +125,6 @@ inline void ExpectSharesBuffer(const Tensor& out, const Tensor& in) {
 // A CPU kernel test with the array ops registered.
 class ArrayOpTest : public OpsTestBase {
  protected:
-  ArrayOpTest() { RegisterMissingArrayOps(); }
 
   // Runs the kernel, asserts OK, and checks the output shapes against the
   // op's shape function given every input's shape and value.

@@ -8,7 +8,6 @@
 #include "minflow/core/tensor.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/tensor.pb.h"
-#include "tests/kernels/testing_ops.h"
 #include "tests/testlib/op_kernel_test_base.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
@@ -21,7 +20,6 @@ using ::testing::HasSubstr;
 
 class ConstantOpTest : public test::OpsTestBaseP {
  protected:
-  ConstantOpTest() { test::RegisterMissingKernelTestOps(); }
 
   Status MakeConst(const Tensor& value, DataType dtype) {
     MakeNode("Const", "c").Attr("value", value).Attr("dtype", dtype);

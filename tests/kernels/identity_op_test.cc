@@ -2,7 +2,6 @@
 #include "gtest/gtest.h"
 #include "minflow/core/tensor.h"
 #include "minflow/framework/op_kernel.h"
-#include "tests/kernels/testing_ops.h"
 #include "tests/testlib/op_kernel_test_base.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
@@ -10,10 +9,7 @@
 namespace minflow {
 namespace {
 
-class IdentityOpTest : public test::OpsTestBaseP {
- protected:
-  IdentityOpTest() { test::RegisterMissingKernelTestOps(); }
-};
+class IdentityOpTest : public test::OpsTestBaseP {};
 
 TEST_P(IdentityOpTest, OutputSharesTheInputForEveryDtype) {
   const Tensor inputs[] = {

@@ -2,17 +2,13 @@
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/node_def.pb.h"
-#include "tests/kernels/testing_ops.h"
 #include "tests/testlib/op_kernel_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace minflow {
 namespace {
 
-class NoOpTest : public test::OpsTestBaseP {
- protected:
-  NoOpTest() { test::RegisterMissingKernelTestOps(); }
-};
+class NoOpTest : public test::OpsTestBaseP {};
 
 TEST_P(NoOpTest, RunsWithNoInputsOrOutputs) {
   MakeNode("NoOp");
@@ -24,7 +20,6 @@ TEST_P(NoOpTest, RunsWithNoInputsOrOutputs) {
 }
 
 TEST(NoOpRegistrationTest, RunsOnAnyDeviceThroughTheDefaultKernel) {
-  test::RegisterMissingKernelTestOps();
   NodeDef node;
   node.set_name("n");
   node.set_op("NoOp");

@@ -2,7 +2,6 @@
 #include "gtest/gtest.h"
 #include "minflow/core/tensor_shape.h"
 #include "minflow/framework/op_kernel.h"
-#include "tests/kernels/testing_ops.h"
 #include "tests/testlib/op_kernel_test_base.h"
 #include "tests/testlib/status_matchers.h"
 
@@ -12,10 +11,7 @@ namespace {
 using ::minflow::testing::StatusIs;
 using ::testing::HasSubstr;
 
-class PlaceholderOpTest : public test::OpsTestBaseP {
- protected:
-  PlaceholderOpTest() { test::RegisterMissingKernelTestOps(); }
-};
+class PlaceholderOpTest : public test::OpsTestBaseP {};
 
 TEST_P(PlaceholderOpTest, UnfedPlaceholderNamesItselfDtypeAndShape) {
   MakeNode("Placeholder", "x")

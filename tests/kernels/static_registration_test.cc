@@ -1,0 +1,68 @@
+// Static registrations survive linking: this binary references no symbol of
+// src/ops or src/kernels (it links libminflow like any application), yet
+// every op of the CPU op set must be in the op registry with a shape
+// function and a CPU kernel, and every registration must be valid. A layer
+// linked as a static archive without --whole-archive would drop those
+// object files and fail here.
+#include <set>
+#include <string>
+#include <utility>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "minflow/framework/kernel_registry.h"
+#include "minflow/framework/op.h"
+#include "minflow/kernel_def.pb.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace minflow {
+namespace {
+
+// The CPU op set of the kernels issue plus the guide's ops; keep sorted.
+constexpr const char* kCpuOps[] = {
+    "Abs", "Add", "AddN", "AddV2", "ArgMax", "ArgMin", "Atan", "AvgPool",
+    "BatchMatMulV2", "BiasAdd", "Cast", "Ceil", "ConcatV2", "Const",
+    "Conv2D", "Cos", "DepthwiseConv2dNative", "Div", "Elu", "Equal",
+    "Example", "Exp", "ExpandDims", "ExtractImagePatches", "Fill", "Floor",
+    "FloorDiv", "FloorMod", "GatherV2", "Greater", "GreaterEqual",
+    "Identity", "IdentityN", "LeakyRelu", "Less", "LessEqual", "Log",
+    "Log1p", "LogSoftmax", "LogicalAnd", "LogicalNot", "LogicalOr", "MatMul",
+    "Max", "MaxPool", "Maximum", "Mean", "MedianPool2D", "Min", "Minimum",
+    "MirrorPad", "Mul", "Neg", "NoOp", "NotEqual", "OneHot", "OnesLike",
+    "Pack", "Pad", "PadV2", "Placeholder", "PlaceholderWithDefault", "Pow",
+    "Prod", "Range", "Rank", "RealDiv", "Reciprocal", "Relu", "Relu6",
+    "Reshape", "Round", "Rsqrt", "Select", "SelectV2", "Selu", "Shape",
+    "Sigmoid", "Sign", "Sin", "Size", "Slice", "Softmax", "Softplus", "Split",
+    "SplitV", "Sqrt", "Square", "SquaredDifference", "Squeeze",
+    "StopGradient", "StridedSlice", "Sub", "Sum", "Tanh", "Tile", "TopKV2",
+    "Transpose", "Unpack", "ZeroOut", "ZerosLike",
+};
+
+TEST(StaticRegistrationTest, EveryOpIsRegisteredWithAShapeFunction) {
+  for (const char* op : kCpuOps) {
+    const OpRegistrationData* data = OpRegistry::Global()->LookUp(op);
+    ASSERT_NE(data, nullptr) << op << " is not registered";
+    EXPECT_TRUE(static_cast<bool>(data->shape_inference_fn))
+        << op << " has no shape function";
+  }
+}
+
+TEST(StaticRegistrationTest, EveryOpHasACpuKernel) {
+  std::set<std::string> ops_with_cpu_kernel;
+  const KernelList all = GetAllRegisteredKernels();
+  for (const KernelDef& def : all.kernel()) {
+    if (def.device_type() == DEVICE_CPU) ops_with_cpu_kernel.insert(def.op());
+  }
+  for (const char* op : kCpuOps) {
+    EXPECT_TRUE(ops_with_cpu_kernel.count(op)) << "no CPU kernel for " << op;
+  }
+}
+
+TEST(StaticRegistrationTest, EveryRegistrationIsValid) {
+  EXPECT_THAT(OpRegistry::Global()->registration_errors(), ::testing::IsEmpty());
+  MF_EXPECT_OK(ValidateKernelRegistrations(*OpRegistry::Global()));
+  EXPECT_THAT(KernelRegistrationErrors(), ::testing::IsEmpty());
+}
+
+}  // namespace
+}  // namespace minflow
