@@ -10,6 +10,7 @@
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/graph.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
 #include "minflow/tensor.pb.h"
@@ -111,6 +112,46 @@ absl::Span<const int> GraphDefView::control_inputs(int node) const {
 int GraphDefView::FindNode(absl::string_view name) const {
   const auto it = index_.find(name);
   return it == index_.end() ? -1 : it->second;
+}
+
+// ---------------------------------------------------------------------------
+// GraphView
+
+GraphView::GraphView(const Graph& graph) {
+  const int n = graph.num_node_ids();
+  nodes_.assign(n, nullptr);
+  data_begin_.reserve(n + 1);
+  control_begin_.reserve(n + 1);
+  for (int id = 0; id < n; ++id) {
+    data_begin_.push_back(static_cast<int>(data_.size()));
+    control_begin_.push_back(static_cast<int>(control_.size()));
+    const Node* node = graph.FindNodeId(id);
+    if (node == nullptr) continue;
+    nodes_[id] = &node->def();
+    // Data edges go in input-port order; an imported graph has exactly one
+    // edge per input port.
+    const size_t first = data_.size();
+    data_.resize(first + node->num_inputs());
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge()) {
+        control_.push_back(e->src->id());
+      } else if (e->dst_input >= 0 && e->dst_input < node->num_inputs()) {
+        data_[first + e->dst_input] = {e->src->id(), e->src_output};
+      }
+    }
+  }
+  data_begin_.push_back(static_cast<int>(data_.size()));
+  control_begin_.push_back(static_cast<int>(control_.size()));
+}
+
+absl::Span<const OutputRef> GraphView::data_inputs(int node) const {
+  return absl::MakeConstSpan(data_.data() + data_begin_[node],
+                             data_begin_[node + 1] - data_begin_[node]);
+}
+
+absl::Span<const int> GraphView::control_inputs(int node) const {
+  return absl::MakeConstSpan(control_.data() + control_begin_[node],
+                             control_begin_[node + 1] - control_begin_[node]);
 }
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/placer.h"
+#include "minflow/graph/shape_refiner.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/executor.h"
@@ -98,6 +99,9 @@ Status DirectSession::Create(const GraphDef& graph) {
   graph_ = std::make_unique<Graph>(OpRegistry::Global());
   MF_RETURN_IF_ERROR(
       ConvertGraphDefToGraph(GraphConstructorOptions(), graph, graph_.get()));
+  // Shape errors surface at Create, naming the node, as in TensorFlow.
+  ShapeRefiner refiner(graph_->versions().producer(), OpRegistry::Global());
+  MF_RETURN_IF_ERROR(refiner.RefineGraph(GraphView(*graph_)));
   graph_->ToGraphDef(&graph_def_);
   return OkStatus();
 }

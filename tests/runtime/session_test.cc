@@ -359,6 +359,36 @@ TEST(SessionTest, ClosedSessionRefusesRuns) {
               StatusIs(absl::StatusCode::kCancelled, HasSubstr("closed")));
 }
 
+TEST(SessionTest, CreateReportsShapeErrorsWithNodeAndOp) {
+  // Inner dimensions 3 and 4 differ: the refiner rejects the graph at
+  // Create, before anything runs.
+  constexpr char kBadMatMul[] = R"pb(
+    node {
+      name: "a" op: "Const"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor {
+        dtype: DT_FLOAT
+        tensor_shape { dim { size: 2 } dim { size: 3 } }
+        float_val: 1 } } }
+    }
+    node {
+      name: "b" op: "Const"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor {
+        dtype: DT_FLOAT
+        tensor_shape { dim { size: 4 } dim { size: 5 } }
+        float_val: 1 } } }
+    }
+    node { name: "mm" op: "MatMul" input: "a" input: "b"
+           attr { key: "T" value { type: DT_FLOAT } } }
+  )pb";
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kBadMatMul),
+                                 SessionOptions());
+  EXPECT_THAT(session.status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("mm"), HasSubstr("MatMul"))));
+}
+
 TEST(SessionTest, ListDevicesHasTheCpu) {
   auto session = MakeSession(kDiamond);
   std::vector<DeviceInfo> devices;

@@ -77,6 +77,28 @@ class GraphDefView : public ShapeRefinerGraphView {
   std::vector<int> control_begin_;
 };
 
+class Graph;
+
+// A Graph's nodes (node ids as indices) and edges, copied into flat arrays
+// when the view is made; the graph must outlive the view and not change
+// while it is used.
+class GraphView : public ShapeRefinerGraphView {
+ public:
+  explicit GraphView(const Graph& graph);
+
+  int num_nodes() const override { return static_cast<int>(nodes_.size()); }
+  const NodeDef* node_def(int node) const override { return nodes_[node]; }
+  absl::Span<const OutputRef> data_inputs(int node) const override;
+  absl::Span<const int> control_inputs(int node) const override;
+
+ private:
+  std::vector<const NodeDef*> nodes_;  // null for removed ids
+  std::vector<OutputRef> data_;
+  std::vector<int> data_begin_;
+  std::vector<int> control_;
+  std::vector<int> control_begin_;
+};
+
 // Infers every node's output dtypes and shapes. All shapes live in one
 // ShapeManager owned by the refiner, so a node's output handle is the very
 // handle its consumers see as input (identity flows through the graph).
