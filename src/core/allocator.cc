@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace minflow {
@@ -76,8 +77,18 @@ void CpuAllocator::ResetPeak() {
                            std::memory_order_relaxed);
 }
 
+int64_t CpuMemoryLimitFromEnv() {
+  const char* text = std::getenv("MINFLOW_CPU_MEMORY_LIMIT");
+  int64_t limit = 0;
+  if (text == nullptr || !absl::SimpleAtoi(text, &limit) || limit < 0) {
+    return 0;
+  }
+  return limit;
+}
+
 Allocator* cpu_allocator() {
-  static Allocator* const allocator = new CpuAllocator();
+  static Allocator* const allocator =
+      new CpuAllocator(CpuMemoryLimitFromEnv());
   return allocator;
 }
 

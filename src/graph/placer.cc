@@ -1,6 +1,7 @@
 #include "minflow/graph/placer.h"
 
 #include <numeric>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
@@ -197,6 +198,9 @@ Status PlaceGraph(const std::vector<Device*>& devices,
                               by_name[n->assigned_device_name()]->device_type(),
                               n->def(), in, out);
   };
+  // One copy per (tensor, destination memory), shared by every consumer
+  // there, as TensorFlow's Send/Recv pairs are.
+  absl::flat_hash_map<std::tuple<int, int, const Device*>, Node*> copies;
   for (Node* dst : graph->nodes()) {
     MemoryTypeVector dst_in, dst_out;
     MF_RETURN_IF_ERROR(memory_types(dst, &dst_in, &dst_out));
@@ -218,21 +222,30 @@ Status PlaceGraph(const std::vector<Device*>& devices,
       const DataType type = src->output_type(e->src_output);
       const int dst_input = e->dst_input;
       graph->RemoveEdge(e);
-      auto add_copy = [&](const char* op, Device* on) -> Status {
-        NodeDef def;
-        def.set_name(absl::StrCat("_copy_", from->name(), "_", from_port, "_to_",
-                                  dst->name(), "_", dst_input, "_", op));
-        def.set_op(op);
-        AddNodeAttr("T", type, &def);
-        MF_ASSIGN_OR_RETURN(Node * copy, graph->AddNode(std::move(def)));
-        copy->set_assigned_device_name(on->name());
-        graph->AddEdge(from, from_port, copy, 0);
+      // `to` is the memory the copy's output lands in: null for the host.
+      auto add_copy = [&](const char* op, Device* on,
+                          const Device* to) -> Status {
+        Node*& copy = copies[{from->id(), from_port, to}];
+        if (copy == nullptr) {
+          NodeDef def;
+          def.set_name(absl::StrCat("_copy_", from->name(), "_", from_port,
+                                    "_", op, "_", copies.size()));
+          def.set_op(op);
+          AddNodeAttr("T", type, &def);
+          MF_ASSIGN_OR_RETURN(copy, graph->AddNode(std::move(def)));
+          copy->set_assigned_device_name(on->name());
+          graph->AddEdge(from, from_port, copy, 0);
+        }
         from = copy;
         from_port = 0;
         return OkStatus();
       };
-      if (!src_host) MF_RETURN_IF_ERROR(add_copy(kCopyToHostOp, src_dev));
-      if (!dst_host) MF_RETURN_IF_ERROR(add_copy(kCopyFromHostOp, dst_dev));
+      if (!src_host) {
+        MF_RETURN_IF_ERROR(add_copy(kCopyToHostOp, src_dev, nullptr));
+      }
+      if (!dst_host) {
+        MF_RETURN_IF_ERROR(add_copy(kCopyFromHostOp, dst_dev, dst_dev));
+      }
       graph->AddEdge(from, from_port, dst, dst_input);
     }
   }

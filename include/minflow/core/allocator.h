@@ -58,7 +58,9 @@ class CpuAllocator final : public Allocator {
   std::atomic<int64_t> largest_alloc_size_{0};
 };
 
-// The process-wide host allocator (never destroyed).
+// The process-wide host allocator (never destroyed). The environment
+// variable MINFLOW_CPU_MEMORY_LIMIT (bytes, read at first use) caps what it
+// hands out; allocations past it fail as ResourceExhausted in kernels.
 Allocator* cpu_allocator();
 
 }  // namespace minflow
