@@ -161,15 +161,16 @@ void RecordStats(StepState* s, const NodeItem& item, int64_t start,
 void RunReady(std::shared_ptr<StepState> s, absl::InlinedVector<int, 8> ready);
 
 // Hands out a node's results to its consumers and collects the nodes that
-// became ready. `outputs[i]` are consumed.
-void Propagate(StepState* s, const NodeItem& item,
-               absl::InlinedVector<Tensor, 4>* outputs,
+// became ready. `output(port)` returns the node's Tensor& for that port;
+// the tensors are consumed.
+template <typename OutputFn>
+void Propagate(StepState* s, const NodeItem& item, OutputFn output,
                absl::InlinedVector<int, 8>* ready) {
   const OutEdge* edges = s->impl->out_edges.data() + item.out_start;
   for (int i = 0; i < item.out_count; ++i) {
     const OutEdge& e = edges[i];
     if (e.dst_slot >= 0) {
-      Tensor& out = (*outputs)[e.src_port];
+      Tensor& out = output(e.src_port);
       if (e.last_use_of_port) {
         s->slots[e.dst_slot] = std::move(out);
       } else {
@@ -192,7 +193,6 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
     s->RecordError(errors::Cancelled("Step was cancelled"));
     return;
   }
-  absl::InlinedVector<Tensor, 4> outputs;
   switch (item.kind) {
     case ItemKind::kArg: {
       const Tensor& fed = s->args.call_frame->args[item.index];
@@ -202,14 +202,19 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
             ", but got ", DataTypeString(fed.dtype())));
         return;
       }
-      outputs.push_back(fed);
-      break;
+      // The call frame keeps its tensor; consumers get shares.
+      Tensor share = fed;
+      Propagate(s, item, [&](int) -> Tensor& { return share; }, ready);
+      return;
     }
     case ItemKind::kRetval: {
       Tensor value = std::move(s->slots[item.input_start]);
-      absl::MutexLock lock(&s->mu);
-      s->retvals[item.index] = std::move(value);
-      break;
+      {
+        absl::MutexLock lock(&s->mu);
+        s->retvals[item.index] = std::move(value);
+      }
+      Propagate(s, item, [&](int) -> Tensor& { return value; }, ready);
+      return;
     }
     case ItemKind::kKernel: {
       // Inputs leave their slots now: once this node is done nothing else
@@ -238,7 +243,6 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
             ctx.status(), item.node->name(), item.node->type_string()));
         return;
       }
-      outputs.resize(item.num_outputs);
       for (int i = 0; i < item.num_outputs; ++i) {
         if (!ctx.has_output(i)) {
           s->RecordError(errors::AttachNodeContext(
@@ -246,12 +250,14 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
               item.node->name(), item.node->type_string()));
           return;
         }
-        outputs[i] = std::move(*ctx.mutable_output(i));
       }
-      break;
+      // Straight from the context into the consumers' slots.
+      Propagate(
+          s, item, [&](int port) -> Tensor& { return *ctx.mutable_output(port); },
+          ready);
+      return;
     }
   }
-  Propagate(s, item, &outputs, ready);
 }
 
 // Finishes `count` nodes; the last one to finish signals the step done.
