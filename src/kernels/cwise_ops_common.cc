@@ -1,3 +1,5 @@
+#define EIGEN_USE_THREADS
+
 #include "src/kernels/cwise_ops_common.h"
 
 #include <algorithm>

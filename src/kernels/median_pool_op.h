@@ -1,0 +1,47 @@
+// The selection networks behind MedianPool2D's CPU kernel: which
+// compare-exchanges find the lower median of a `rows` x `cols` window whose
+// columns arrive sorted. Type-independent, built once per kernel; exposed
+// so tests can prove each network correct exhaustively (0-1 principle).
+// See Note [Median selection networks] in median_pool_op.cc.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace minflow {
+namespace internal {
+
+// One step of a network: afterwards wire `lo` holds min(lo, hi) and wire
+// `hi` holds max(lo, hi). A step whose other output is dead still writes
+// both (the dead write is harmless and keeps the inner loop branch-free).
+struct CompareExchange {
+  uint16_t lo;
+  uint16_t hi;
+};
+
+// The networks for one window shape. Wires: column c, row j is wire
+// c * rows + j; the same `column_sort` runs on the rows of every column.
+struct MedianNetwork {
+  int rows = 0;
+  int cols = 0;
+  // Sorts wires [0, rows) ascending: rank k lands on wire column_order[k].
+  std::vector<CompareExchange> column_sort;
+  std::vector<int> column_order;
+  // Given every column sorted by `column_sort`, leaves the element of rank
+  // (rows * cols - 1) / 2 (the lower median) on wire `output`. Clobbers
+  // other wires.
+  std::vector<CompareExchange> select;
+  int output = 0;
+};
+
+// The largest window (rows * cols) the networks serve; larger windows use
+// a sliding sorted window instead. 64 keeps wire numbers and the per-thread
+// work buffer small.
+inline constexpr int kMaxMedianNetworkWires = 64;
+
+// Builds the networks for a rows x cols window; 1 <= rows, cols and
+// rows * cols <= kMaxMedianNetworkWires (callers check).
+MedianNetwork BuildMedianNetwork(int rows, int cols);
+
+}  // namespace internal
+}  // namespace minflow
