@@ -47,7 +47,7 @@ bool FeedFor(const NodeDef& node, Tensor* out) {
   }
   auto t = Tensor::Allocate(cpu_allocator(), type, tensor_shape);
   if (!t.ok()) return false;
-  std::memset(t->data(), 0, t->TotalBytes());
+  if (t->TotalBytes() > 0) std::memset(t->data(), 0, t->TotalBytes());
   *out = std::move(*t);
   return true;
 }

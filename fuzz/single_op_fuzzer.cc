@@ -32,7 +32,8 @@ namespace {
 const std::vector<std::string>& CpuOps() {
   static const std::vector<std::string>* ops = [] {
     absl::btree_set<std::string> names;
-    for (const KernelDef& k : GetAllRegisteredKernels().kernel()) {
+    const KernelList kernels = GetAllRegisteredKernels();
+    for (const KernelDef& k : kernels.kernel()) {
       if (k.device_type() == DEVICE_CPU && k.op()[0] != '_') {
         names.insert(k.op());
       }
