@@ -90,7 +90,9 @@ Src ZeroDroppedBits(Src v) {
   static_assert(sizeof(Bits) == sizeof(Src), "unexpected floating type");
   Bits bits;
   std::memcpy(&bits, &v, sizeof(bits));
-  bits &= static_cast<Bits>(~Bits(0) << (kDigits<Src> - kDigits<Dst>));
+  // In uint64_t: a 16-bit Bits would be promoted to int, and shifting a
+  // negative int is undefined (UBSan found it through half -> bfloat16).
+  bits &= static_cast<Bits>(~uint64_t{0} << (kDigits<Src> - kDigits<Dst>));
   std::memcpy(&v, &bits, sizeof(bits));
   return v;
 }

@@ -178,6 +178,15 @@ TEST_P(CastOpTest, TruncateDropsLowBitsInsteadOfRounding) {
     EXPECT_EQ(GetOutput(0)->flat<float>()(0),
               truncate ? 1.0f + 0x1p-23f : 1.0f + 0x1p-22f);
   }
+  // half -> bfloat16: 1 + 1023/1024 rounds to 2 but truncates to 1 + 127/128
+  // (a 16-bit source, the case UBSan once caught shifting a negative int).
+  for (const bool truncate : {false, true}) {
+    MF_ASSERT_OK(MakeCast(DT_HALF, DT_BFLOAT16, truncate));
+    AddInputFromArray<half>(TensorShape({1}), {half(1.0f + 1023.0f / 1024)});
+    MF_ASSERT_OK(RunOpKernel());
+    EXPECT_EQ(static_cast<float>(GetOutput(0)->flat<bfloat16>()(0)),
+              truncate ? 1.9921875f : 2.0f);
+  }
   // Truncate means nothing for integer targets.
   MF_ASSERT_OK(MakeCast(DT_FLOAT, DT_INT32, /*truncate=*/true));
   AddInputFromArray<float>(TensorShape({1}), {2.75f});
