@@ -423,7 +423,8 @@ TEST_F(Conv2DOpTest, RejectsOutputWhoseSizeOverflows) {
 
 TEST_F(Conv2DOpTest, ReportsScratchThatCannotBeAllocated) {
   // Room for the 1 KiB output but not for a tile of 576-value patches.
-  CpuAllocator small(16 * 1024);
+  // Static: the fixture frees its tensors after this test body returns.
+  static CpuAllocator small(16 * 1024);
   set_allocator(&small);
   MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
   AddInputTensor(test::RandomTensor<float>(TensorShape({1, 8, 8, 64}), 1));
