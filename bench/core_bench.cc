@@ -77,7 +77,11 @@ void BM_Reference_InlineLoop(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * total * 2 * sizeof(float));
 }
-BENCHMARK(BM_Reference_InlineLoop)->Arg(16)->Arg(1024)->Arg(16 << 20)->UseRealTime();
+BENCHMARK(BM_Reference_InlineLoop)
+    ->Arg(16)
+    ->Arg(1024)
+    ->Arg(16 << 20)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace minflow

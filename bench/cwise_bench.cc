@@ -59,8 +59,8 @@ class AddV2Runner {
     CpuDeviceOptions options;
     options.intra_op_threads = threads;
     device_ = std::make_unique<CpuDevice>(options);
-    status_ = CreateOpKernel(DEVICE_CPU, device_.get(), nullptr, AddV2Node(),
-                             0, &kernel_);
+    status_ = CreateOpKernel(DEVICE_CPU, device_.get(), nullptr, AddV2Node(), 0,
+                             &kernel_);
     values_ = {TensorValue(&x_), TensorValue(&y_)};
   }
 

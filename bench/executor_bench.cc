@@ -1,8 +1,8 @@
 // Executor and session overheads (issue #6 figures), each next to a same-run
 // reference: a chain of trivial nodes against a bare loop over the same
 // kernels' Compute; 64 independent MatMuls at 1 vs 2 inter-op threads; the
-// 784-512-512-10 MLP; and import + shape refinement of a 100k-node GraphDef against plain
-// protobuf parsing of the same bytes.
+// 784-512-512-10 MLP; and import + shape refinement of a 100k-node GraphDef
+// against plain protobuf parsing of the same bytes.
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -68,7 +68,8 @@ std::unique_ptr<Session> MakeSession(const GraphDef& g, int inter_op,
   options.config.set_intra_op_parallelism_threads(intra_op);
   auto session = Session::Create(g, options);
   if (!session.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(session.status().message()).c_str());
+    std::fprintf(stderr, "%s\n",
+                 std::string(session.status().message()).c_str());
     std::abort();
   }
   return std::move(session).value();
@@ -83,9 +84,9 @@ void BM_Executor_Chain(benchmark::State& state) {
   for (auto _ : state) {
     if (!session->Run({}, {fetch}, {}, &out).ok()) state.SkipWithError("run");
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      kChain, benchmark::Counter::kIsIterationInvariantRate |
-                  benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(kChain, benchmark::Counter::kIsIterationInvariantRate |
+                                     benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_Executor_Chain)->Arg(1)->Arg(0)->UseRealTime();
 
@@ -95,11 +96,13 @@ void BM_Reference_BareKernelLoop(benchmark::State& state) {
   device_options.intra_op_threads = 1;
   CpuDevice device(device_options);
   NodeDef def = BinaryNode("add", "AddV2", "x", "one");
-  AddDefaultsToNodeDef(*[] {
-    const OpDef* op_def = nullptr;
-    (void)OpRegistry::Global()->LookUpOpDef("AddV2", &op_def);
-    return op_def;
-  }(), &def);
+  AddDefaultsToNodeDef(
+      *[] {
+        const OpDef* op_def = nullptr;
+        (void)OpRegistry::Global()->LookUpOpDef("AddV2", &op_def);
+        return op_def;
+      }(),
+      &def);
   std::vector<std::unique_ptr<OpKernel>> kernels(kChain);
   for (auto& k : kernels) {
     if (!CreateOpKernel(DEVICE_CPU, &device, nullptr, def, 1882, &k).ok()) {
@@ -124,9 +127,9 @@ void BM_Reference_BareKernelLoop(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(value.data());
   }
-  state.counters["ns_per_node"] = benchmark::Counter(
-      kChain, benchmark::Counter::kIsIterationInvariantRate |
-                  benchmark::Counter::kInvert);
+  state.counters["ns_per_node"] =
+      benchmark::Counter(kChain, benchmark::Counter::kIsIterationInvariantRate |
+                                     benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_Reference_BareKernelLoop)->UseRealTime();
 
@@ -176,7 +179,8 @@ void BM_Session_Mlp(benchmark::State& state) {
   std::string prev = "x";
   for (int l = 0; l < 3; ++l) {
     const std::string p = absl::StrCat("l", l);
-    *g.add_node() = ConstNode(p + "/w", RandomMatrix(sizes[l], sizes[l + 1], l));
+    *g.add_node() =
+        ConstNode(p + "/w", RandomMatrix(sizes[l], sizes[l + 1], l));
     Tensor b(DT_FLOAT, TensorShape({sizes[l + 1]}));
     b.flat<float>().setConstant(0.01f);
     *g.add_node() = ConstNode(p + "/b", b);

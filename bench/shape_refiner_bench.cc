@@ -75,7 +75,8 @@ GraphDef MakeGraph(int num_nodes) {
     t->mutable_tensor_shape()->add_dim()->set_size(2);
     t->add_int_val(-1);
     t->add_int_val(kWidth);
-    NodeDef* r = AddNode(&g, p + "reshape", "Reshape", {p + "add", p + "shape"});
+    NodeDef* r =
+        AddNode(&g, p + "reshape", "Reshape", {p + "add", p + "shape"});
     SetType(r, "T", DT_FLOAT);
     SetType(r, "Tshape", DT_INT32);
     h = p + "reshape";

@@ -40,8 +40,8 @@ inline Status RunGraph(const GraphDef& graph,
   RunOptions run_options;
   run_options.set_timeout_in_ms(2000);
   RunMetadata metadata;
-  Status s = (*session)->Run(run_options, feeds, fetches, {}, outputs,
-                             &metadata);
+  Status s =
+      (*session)->Run(run_options, feeds, fetches, {}, outputs, &metadata);
   Status closed = (*session)->Close();
   return s.ok() ? closed : s;
 }

@@ -3,13 +3,13 @@
 // literals, the notation, InferenceContext and every registered shape
 // function. Any status is fine; crashes, sanitizer reports and hangs are
 // not.
+#include <fuzzer/FuzzedDataProvider.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <fuzzer/FuzzedDataProvider.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,10 +30,27 @@ const std::vector<OpDef>& Ops() {
 }
 
 int64_t PickInt(FuzzedDataProvider& fdp) {
-  static constexpr int64_t kInteresting[] = {
-      -1, 0, 1, 2, 3, 4, 5, 7, 8, 16, -2, -3, 31, 32, 255, 256,
-      int64_t{1} << 31, int64_t{1} << 40, int64_t{1} << 62,
-      INT64_MAX, INT64_MIN};
+  static constexpr int64_t kInteresting[] = {-1,
+                                             0,
+                                             1,
+                                             2,
+                                             3,
+                                             4,
+                                             5,
+                                             7,
+                                             8,
+                                             16,
+                                             -2,
+                                             -3,
+                                             31,
+                                             32,
+                                             255,
+                                             256,
+                                             int64_t{1} << 31,
+                                             int64_t{1} << 40,
+                                             int64_t{1} << 62,
+                                             INT64_MAX,
+                                             INT64_MIN};
   if (fdp.ConsumeBool()) {
     return kInteresting[fdp.ConsumeIntegralInRange<size_t>(
         0, sizeof(kInteresting) / sizeof(kInteresting[0]) - 1)];
@@ -79,26 +96,27 @@ std::string PickLiteral(FuzzedDataProvider& fdp,
   std::function<std::string(size_t)> build = [&](size_t level) -> std::string {
     if (level == shape.size()) {
       return absl::StrCat(kind == 2 ? fdp.ConsumeIntegralInRange<int64_t>(-3, 3)
-                                    : PickInt(fdp) % (kind == 0 ? INT64_MAX
-                                                                : 100000));
+                                    : PickInt(fdp) %
+                                          (kind == 0 ? INT64_MAX : 100000));
     }
     std::vector<std::string> items;
-    for (int64_t i = 0; i < shape[level]; ++i) items.push_back(build(level + 1));
+    for (int64_t i = 0; i < shape[level]; ++i)
+      items.push_back(build(level + 1));
     return absl::StrCat("[", absl::StrJoin(items, ","), "]");
   };
   return absl::StrCat(prefix, build(0));
 }
 
 std::string PickAttrValue(FuzzedDataProvider& fdp, const OpDef_AttrDef& attr) {
-  static const char* const kTypes[] = {"float", "int32", "int64", "bool",
-                                       "double", "half", "string", "int8"};
+  static const char* const kTypes[] = {"float",  "int32", "int64",  "bool",
+                                       "double", "half",  "string", "int8"};
   const std::string& type = attr.type();
   if (type == "type") {
     if (attr.has_allowed_values() && fdp.ConsumeBool() &&
         attr.allowed_values().list().type_size() > 0) {
       const auto& list = attr.allowed_values().list();
-      return DataTypeString(list.type(
-          fdp.ConsumeIntegralInRange<int>(0, list.type_size() - 1)));
+      return DataTypeString(
+          list.type(fdp.ConsumeIntegralInRange<int>(0, list.type_size() - 1)));
     }
     return kTypes[fdp.ConsumeIntegralInRange<int>(0, 7)];
   }
@@ -111,17 +129,17 @@ std::string PickAttrValue(FuzzedDataProvider& fdp, const OpDef_AttrDef& attr) {
       const auto& list = attr.allowed_values().list();
       return list.s(fdp.ConsumeIntegralInRange<int>(0, list.s_size() - 1));
     }
-    static const char* const kStrings[] = {"SAME", "VALID", "EXPLICIT", "NHWC",
-                                           "NCHW", "REFLECT", "x"};
+    static const char* const kStrings[] = {
+        "SAME", "VALID", "EXPLICIT", "NHWC", "NCHW", "REFLECT", "x"};
     return kStrings[fdp.ConsumeIntegralInRange<int>(0, 6)];
   }
   if (type == "list(int)") {
     std::vector<std::string> items;
     const int n = fdp.ConsumeIntegralInRange<int>(0, 8);
     for (int i = 0; i < n; ++i) {
-      items.push_back(absl::StrCat(fdp.ConsumeBool()
-                                       ? fdp.ConsumeIntegralInRange<int64_t>(0, 3)
-                                       : PickInt(fdp)));
+      items.push_back(absl::StrCat(
+          fdp.ConsumeBool() ? fdp.ConsumeIntegralInRange<int64_t>(0, 3)
+                            : PickInt(fdp)));
     }
     return absl::StrCat("[", absl::StrJoin(items, ","), "]");
   }

@@ -5,13 +5,13 @@
 // break its constraints) and each input's shape and contents (small
 // integers, so that indices and axes are sometimes in range and sometimes
 // not). Any Status is fine; crashes, sanitizer reports and hangs are not.
+#include <fuzzer/FuzzedDataProvider.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fuzzer/FuzzedDataProvider.h>
 
 #include "absl/container/btree_set.h"
 #include "absl/strings/str_cat.h"
@@ -43,8 +43,8 @@ const std::vector<std::string>& CpuOps() {
   return *ops;
 }
 
-constexpr DataType kTypes[] = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64,
-                               DT_BOOL,  DT_HALF,   DT_UINT8, DT_STRING,
+constexpr DataType kTypes[] = {DT_FLOAT,    DT_DOUBLE, DT_INT32, DT_INT64,
+                               DT_BOOL,     DT_HALF,   DT_UINT8, DT_STRING,
                                DT_BFLOAT16, DT_INT8};
 
 DataType PickType(FuzzedDataProvider& fdp, const AttrValue* allowed) {
@@ -58,8 +58,8 @@ DataType PickType(FuzzedDataProvider& fdp, const AttrValue* allowed) {
 }
 
 int64_t PickInt(FuzzedDataProvider& fdp) {
-  static constexpr int64_t kEdges[] = {-1, 0, 1, 2, 3, 4, -2, 1 << 20,
-                                       int64_t{1} << 40, INT64_MAX, INT64_MIN};
+  static constexpr int64_t kEdges[] = {
+      -1, 0, 1, 2, 3, 4, -2, 1 << 20, int64_t{1} << 40, INT64_MAX, INT64_MIN};
   if (fdp.ConsumeIntegralInRange<int>(0, 5) == 0) {
     return fdp.PickValueInArray(kEdges);
   }
@@ -75,7 +75,8 @@ void PickAttr(FuzzedDataProvider& fdp, const OpDef::AttrDef& def,
     value->set_type(PickType(fdp, allowed));
   } else if (type == "list(type)") {
     const int n = fdp.ConsumeIntegralInRange<int>(0, 3);
-    for (int i = 0; i < n; ++i) value->mutable_list()->add_type(PickType(fdp, allowed));
+    for (int i = 0; i < n; ++i)
+      value->mutable_list()->add_type(PickType(fdp, allowed));
   } else if (type == "int") {
     value->set_i(PickInt(fdp));
   } else if (type == "list(int)") {
@@ -92,8 +93,8 @@ void PickAttr(FuzzedDataProvider& fdp, const OpDef::AttrDef& def,
       const auto& list = allowed->list().s();
       value->set_s(list[fdp.ConsumeIntegralInRange<int>(0, list.size() - 1)]);
     } else {
-      static constexpr const char* kStrings[] = {"SAME", "VALID", "EXPLICIT",
-                                                 "NHWC", "NCHW", "", "x"};
+      static constexpr const char* kStrings[] = {
+          "SAME", "VALID", "EXPLICIT", "NHWC", "NCHW", "", "x"};
       value->set_s(fdp.PickValueInArray(kStrings));
     }
   } else if (type == "shape") {
@@ -132,14 +133,28 @@ void PickTensor(FuzzedDataProvider& fdp, DataType dtype, TensorProto* t) {
   for (int64_t i = 0; i < count; ++i) {
     const int v = fdp.ConsumeIntegralInRange<int>(-3, 5);
     switch (dtype) {
-      case DT_FLOAT: t->add_float_val(v * 0.75f); break;
-      case DT_DOUBLE: t->add_double_val(v * 0.75); break;
-      case DT_INT64: t->add_int64_val(v); break;
-      case DT_BOOL: t->add_bool_val(v > 0); break;
-      case DT_STRING: t->add_string_val(std::string(v < 0 ? 0 : v, 'a')); break;
+      case DT_FLOAT:
+        t->add_float_val(v * 0.75f);
+        break;
+      case DT_DOUBLE:
+        t->add_double_val(v * 0.75);
+        break;
+      case DT_INT64:
+        t->add_int64_val(v);
+        break;
+      case DT_BOOL:
+        t->add_bool_val(v > 0);
+        break;
+      case DT_STRING:
+        t->add_string_val(std::string(v < 0 ? 0 : v, 'a'));
+        break;
       case DT_HALF:
-      case DT_BFLOAT16: t->add_half_val(0x3c00); break;
-      default: t->add_int_val(v); break;  // int32, int16, int8, uint8, ...
+      case DT_BFLOAT16:
+        t->add_half_val(0x3c00);
+        break;
+      default:
+        t->add_int_val(v);
+        break;  // int32, int16, int8, uint8, ...
     }
   }
 }

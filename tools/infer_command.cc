@@ -30,7 +30,8 @@ void InferHelp(std::ostream& os) {
         "Small integer computations on shapes (Shape, StridedSlice, Pack,\n"
         "ConcatV2, arithmetic, ...) are evaluated, as TensorFlow does, so a\n"
         "Reshape fed a computed shape gets a known output. On the first error\n"
-        "(an unknown op, a cycle, incompatible shapes) the message, naming the\n"
+        "(an unknown op, a cycle, incompatible shapes) the message, naming "
+        "the\n"
         "node and its op, goes to stderr.\n"
         "\n"
         "Examples:\n"
@@ -69,12 +70,13 @@ int InferMain(const CommandContext& ctx) {
   for (int i = 0; i < graph.node_size(); ++i) {
     std::vector<std::string> outputs;
     for (int j = 0; j < refiner.num_outputs(i); ++j) {
-      outputs.push_back(absl::StrCat(
-          DataTypeString(refiner.output_type(i, j)), " ",
-          refiner.ShapeString(refiner.output_shape(i, j))));
+      outputs.push_back(
+          absl::StrCat(DataTypeString(refiner.output_type(i, j)), " ",
+                       refiner.ShapeString(refiner.output_shape(i, j))));
     }
     *ctx.out << graph.node(i).name() << " = " << graph.node(i).op() << " -> "
-             << (outputs.empty() ? "(no outputs)" : absl::StrJoin(outputs, ", "))
+             << (outputs.empty() ? "(no outputs)"
+                                 : absl::StrJoin(outputs, ", "))
              << "\n";
   }
   return kExitOk;

@@ -27,10 +27,10 @@ namespace {
 constexpr Command kCommands[] = {
     {"ops", "list, show, validate and compare op definitions", OpsMain,
      OpsHelp},
-    {"infer-op", "output shapes of one op for given input shapes",
-     InferOpMain, InferOpHelp},
-    {"infer", "output dtypes and shapes of every node of a GraphDef",
-     InferMain, InferHelp},
+    {"infer-op", "output shapes of one op for given input shapes", InferOpMain,
+     InferOpHelp},
+    {"infer", "output dtypes and shapes of every node of a GraphDef", InferMain,
+     InferHelp},
     {"run", "run a graph: feed tensors, print or save the fetched ones",
      RunMain, RunHelp},
 };

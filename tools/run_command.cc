@@ -112,8 +112,8 @@ Status ParseFlags(const std::vector<std::string>& args, RunFlags* flags) {
       MF_RETURN_IF_ERROR(value(&v));
       const size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0) {
-        return errors::InvalidArgument("--feed must be NAME[:K]=VALUE, but got '",
-                                       v, "'");
+        return errors::InvalidArgument(
+            "--feed must be NAME[:K]=VALUE, but got '", v, "'");
       }
       flags->feeds.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (name == "--fetch") {
@@ -157,7 +157,8 @@ Status ParseFlags(const std::vector<std::string>& args, RunFlags* flags) {
 
 // "random:float32:[8,784]": uniform [0,1) reals or small integers.
 Status RandomTensor(absl::string_view spec, Tensor* out) {
-  std::vector<std::string> parts = absl::StrSplit(spec, absl::MaxSplits(':', 1));
+  std::vector<std::string> parts =
+      absl::StrSplit(spec, absl::MaxSplits(':', 1));
   DataType dtype;
   if (parts.size() != 2 || !DataTypeFromString(parts[0], &dtype)) {
     return errors::InvalidArgument(
@@ -165,32 +166,53 @@ Status RandomTensor(absl::string_view spec, Tensor* out) {
         "'");
   }
   Tensor dims;
-  MF_RETURN_IF_ERROR(ParseTensorLiteral(absl::StrCat("int64:", parts[1]), &dims));
+  MF_RETURN_IF_ERROR(
+      ParseTensorLiteral(absl::StrCat("int64:", parts[1]), &dims));
   if (dims.dims() != 1) {
-    return errors::InvalidArgument("random feed shape must be a list such as "
-                                   "[8,784], but got ", parts[1]);
+    return errors::InvalidArgument(
+        "random feed shape must be a list such as "
+        "[8,784], but got ",
+        parts[1]);
   }
   TensorShape shape;
   MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(
       absl::MakeConstSpan(dims.flat<int64_t>().data(), dims.NumElements()),
       &shape));
-  MF_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(cpu_allocator(), dtype, shape));
+  MF_ASSIGN_OR_RETURN(Tensor t,
+                      Tensor::Allocate(cpu_allocator(), dtype, shape));
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> real(0.0f, 1.0f);
   std::uniform_int_distribution<int> small(0, 9);
   const int64_t n = t.NumElements();
   switch (dtype) {
-    case DT_FLOAT: for (int64_t i = 0; i < n; ++i) t.flat<float>()(i) = real(rng); break;
-    case DT_DOUBLE: for (int64_t i = 0; i < n; ++i) t.flat<double>()(i) = real(rng); break;
-    case DT_HALF: for (int64_t i = 0; i < n; ++i) t.flat<half>()(i) = half(real(rng)); break;
-    case DT_BFLOAT16: for (int64_t i = 0; i < n; ++i) t.flat<bfloat16>()(i) = bfloat16(real(rng)); break;
-    case DT_INT32: for (int64_t i = 0; i < n; ++i) t.flat<int32_t>()(i) = small(rng); break;
-    case DT_INT64: for (int64_t i = 0; i < n; ++i) t.flat<int64_t>()(i) = small(rng); break;
-    case DT_UINT8: for (int64_t i = 0; i < n; ++i) t.flat<uint8_t>()(i) = small(rng); break;
-    case DT_BOOL: for (int64_t i = 0; i < n; ++i) t.flat<bool>()(i) = small(rng) % 2; break;
+    case DT_FLOAT:
+      for (int64_t i = 0; i < n; ++i) t.flat<float>()(i) = real(rng);
+      break;
+    case DT_DOUBLE:
+      for (int64_t i = 0; i < n; ++i) t.flat<double>()(i) = real(rng);
+      break;
+    case DT_HALF:
+      for (int64_t i = 0; i < n; ++i) t.flat<half>()(i) = half(real(rng));
+      break;
+    case DT_BFLOAT16:
+      for (int64_t i = 0; i < n; ++i)
+        t.flat<bfloat16>()(i) = bfloat16(real(rng));
+      break;
+    case DT_INT32:
+      for (int64_t i = 0; i < n; ++i) t.flat<int32_t>()(i) = small(rng);
+      break;
+    case DT_INT64:
+      for (int64_t i = 0; i < n; ++i) t.flat<int64_t>()(i) = small(rng);
+      break;
+    case DT_UINT8:
+      for (int64_t i = 0; i < n; ++i) t.flat<uint8_t>()(i) = small(rng);
+      break;
+    case DT_BOOL:
+      for (int64_t i = 0; i < n; ++i) t.flat<bool>()(i) = small(rng) % 2;
+      break;
     default:
-      return errors::InvalidArgument("random feeds of type ",
-                                     DataTypeString(dtype), " are not supported");
+      return errors::InvalidArgument(
+          "random feeds of type ", DataTypeString(dtype), " are not supported");
   }
   *out = std::move(t);
   return OkStatus();
@@ -219,7 +241,8 @@ DataType FedDtype(const GraphDef& def, const std::string& feed) {
 // their own, and a mismatch is reported by the session.
 Status FeedValue(const std::string& value, DataType fed_dtype, Tensor* out) {
   if (absl::StartsWith(value, "@")) return ReadNpyFile(value.substr(1), out);
-  if (absl::StartsWith(value, "random:")) return RandomTensor(value.substr(7), out);
+  if (absl::StartsWith(value, "random:"))
+    return RandomTensor(value.substr(7), out);
   if (fed_dtype == DT_INVALID) return ParseTensorLiteral(value, out);
   return ParseTensorLiteral(value, fed_dtype, out);
 }
@@ -317,7 +340,8 @@ int RunMain(const CommandContext& ctx) {
              << t.shape().DebugString() << "\n"
              << t.SummarizeValue(64) << "\n";
     if (!flags.out_dir.empty()) {
-      const std::string path = flags.out_dir + "/" + FileNameFor(flags.fetches[i]);
+      const std::string path =
+          flags.out_dir + "/" + FileNameFor(flags.fetches[i]);
       s = WriteNpyFile(path, t);
       if (!s.ok()) return fail(s);
     }
@@ -328,14 +352,15 @@ int RunMain(const CommandContext& ctx) {
     double sum = 0;
     for (double t : times_ms) sum += t;
     *ctx.out << "runs: " << flags.repeat << "  first: " << times_ms[0]
-             << " ms  min: " << sorted.front() << " ms  median: "
-             << sorted[sorted.size() / 2] << " ms  mean: "
-             << sum / times_ms.size() << " ms\n";
+             << " ms  min: " << sorted.front()
+             << " ms  median: " << sorted[sorted.size() / 2]
+             << " ms  mean: " << sum / times_ms.size() << " ms\n";
   }
   if (!flags.trace.empty()) {
     std::ofstream file(flags.trace);
     file << StepStatsToChromeTrace(metadata.step_stats());
-    if (!file) return fail(errors::PermissionDenied("Cannot write ", flags.trace));
+    if (!file)
+      return fail(errors::PermissionDenied("Cannot write ", flags.trace));
   }
   return kExitOk;
 }

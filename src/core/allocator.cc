@@ -10,17 +10,16 @@ namespace {
 
 void UpdateMax(std::atomic<int64_t>* target, int64_t value) {
   int64_t current = target->load(std::memory_order_relaxed);
-  while (value > current &&
-         !target->compare_exchange_weak(current, value,
-                                        std::memory_order_relaxed)) {
+  while (value > current && !target->compare_exchange_weak(
+                                current, value, std::memory_order_relaxed)) {
   }
 }
 
 }  // namespace
 
 std::string AllocatorStats::DebugString() const {
-  return absl::StrCat("num_allocs=", num_allocs, " bytes_in_use=",
-                      bytes_in_use, " peak_bytes_in_use=", peak_bytes_in_use,
+  return absl::StrCat("num_allocs=", num_allocs, " bytes_in_use=", bytes_in_use,
+                      " peak_bytes_in_use=", peak_bytes_in_use,
                       " largest_alloc_size=", largest_alloc_size,
                       " bytes_limit=", bytes_limit);
 }
@@ -87,8 +86,7 @@ int64_t CpuMemoryLimitFromEnv() {
 }
 
 Allocator* cpu_allocator() {
-  static Allocator* const allocator =
-      new CpuAllocator(CpuMemoryLimitFromEnv());
+  static Allocator* const allocator = new CpuAllocator(CpuMemoryLimitFromEnv());
   return allocator;
 }
 

@@ -28,8 +28,8 @@ LogMessage::~LogMessage() {
     const char* base = std::strrchr(file_, '/');
     const std::string text = stream_.str();
     std::fprintf(stderr, "%c %s:%d] %s\n",
-                 kLetters[static_cast<int>(severity_)],
-                 base ? base + 1 : file_, line_, text.c_str());
+                 kLetters[static_cast<int>(severity_)], base ? base + 1 : file_,
+                 line_, text.c_str());
   }
   if (severity_ == LogSeverity::kFatal) {
     std::fflush(stderr);

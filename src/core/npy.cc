@@ -24,10 +24,10 @@ struct DescrEntry {
 };
 
 constexpr DescrEntry kDescrs[] = {
-    {"b1", DT_BOOL},      {"i1", DT_INT8},       {"u1", DT_UINT8},
-    {"i2", DT_INT16},     {"u2", DT_UINT16},     {"i4", DT_INT32},
-    {"u4", DT_UINT32},    {"i8", DT_INT64},      {"u8", DT_UINT64},
-    {"f2", DT_HALF},      {"f4", DT_FLOAT},      {"f8", DT_DOUBLE},
+    {"b1", DT_BOOL},      {"i1", DT_INT8},        {"u1", DT_UINT8},
+    {"i2", DT_INT16},     {"u2", DT_UINT16},      {"i4", DT_INT32},
+    {"u4", DT_UINT32},    {"i8", DT_INT64},       {"u8", DT_UINT64},
+    {"f2", DT_HALF},      {"f4", DT_FLOAT},       {"f8", DT_DOUBLE},
     {"c8", DT_COMPLEX64}, {"c16", DT_COMPLEX128},
 };
 
@@ -57,8 +57,8 @@ Status ParseDescr(absl::string_view descr, DataType* dtype) {
 Status FindValue(absl::string_view header, absl::string_view key,
                  absl::string_view* value) {
   for (const char quote : {'\'', '"'}) {
-    const std::string needle = absl::StrCat(std::string(1, quote), key,
-                                            std::string(1, quote));
+    const std::string needle =
+        absl::StrCat(std::string(1, quote), key, std::string(1, quote));
     const size_t at = header.find(needle);
     if (at == absl::string_view::npos) continue;
     absl::string_view rest = header.substr(at + needle.size());
@@ -67,8 +67,8 @@ Status FindValue(absl::string_view header, absl::string_view key,
     *value = absl::StripLeadingAsciiWhitespace(rest);
     return OkStatus();
   }
-  return errors::InvalidArgument("NPY header has no '", key, "' entry: ",
-                                 header);
+  return errors::InvalidArgument("NPY header has no '", key,
+                                 "' entry: ", header);
 }
 
 Status ParseHeader(absl::string_view header, DataType* dtype,
@@ -118,21 +118,36 @@ Status ParseHeader(absl::string_view header, DataType* dtype,
 
 const char* DescrFor(DataType dtype) {
   switch (dtype) {
-    case DT_BOOL: return "|b1";
-    case DT_INT8: return "|i1";
-    case DT_UINT8: return "|u1";
-    case DT_INT16: return "<i2";
-    case DT_UINT16: return "<u2";
-    case DT_INT32: return "<i4";
-    case DT_UINT32: return "<u4";
-    case DT_INT64: return "<i8";
-    case DT_UINT64: return "<u8";
-    case DT_HALF: return "<f2";
-    case DT_FLOAT: return "<f4";
-    case DT_DOUBLE: return "<f8";
-    case DT_COMPLEX64: return "<c8";
-    case DT_COMPLEX128: return "<c16";
-    default: return nullptr;
+    case DT_BOOL:
+      return "|b1";
+    case DT_INT8:
+      return "|i1";
+    case DT_UINT8:
+      return "|u1";
+    case DT_INT16:
+      return "<i2";
+    case DT_UINT16:
+      return "<u2";
+    case DT_INT32:
+      return "<i4";
+    case DT_UINT32:
+      return "<u4";
+    case DT_INT64:
+      return "<i8";
+    case DT_UINT64:
+      return "<u8";
+    case DT_HALF:
+      return "<f2";
+    case DT_FLOAT:
+      return "<f4";
+    case DT_DOUBLE:
+      return "<f8";
+    case DT_COMPLEX64:
+      return "<c8";
+    case DT_COMPLEX128:
+      return "<c16";
+    default:
+      return nullptr;
   }
 }
 
@@ -170,8 +185,8 @@ Status NpyToTensor(absl::string_view bytes, Tensor* tensor) {
   DataType dtype;
   bool fortran = false;
   TensorShape shape;
-  MF_RETURN_IF_ERROR(ParseHeader(bytes.substr(offset, header_len), &dtype,
-                                 &fortran, &shape));
+  MF_RETURN_IF_ERROR(
+      ParseHeader(bytes.substr(offset, header_len), &dtype, &fortran, &shape));
   if (fortran && shape.dims() > 1) {
     return errors::InvalidArgument(
         "NPY array is in Fortran order; save it in C order "
@@ -185,7 +200,8 @@ Status NpyToTensor(absl::string_view bytes, Tensor* tensor) {
                             shape.DebugString(), " ", DataTypeString(dtype),
                             " needs ", need);
   }
-  MF_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(cpu_allocator(), dtype, shape));
+  MF_ASSIGN_OR_RETURN(Tensor t,
+                      Tensor::Allocate(cpu_allocator(), dtype, shape));
   if (dtype == DT_BOOL) {
     bool* out = t.base<bool>();
     for (size_t i = 0; i < data.size(); ++i) out[i] = data[i] != 0;
@@ -205,9 +221,9 @@ Status TensorToNpy(const Tensor& tensor, std::string* bytes) {
   std::string shape;
   for (int64_t d : tensor.shape().dim_sizes()) absl::StrAppend(&shape, d, ",");
   if (tensor.dims() > 1) shape.pop_back();  // "(3,)" keeps its comma
-  std::string header = absl::StrCat("{'descr': '", descr,
-                                    "', 'fortran_order': False, 'shape': (",
-                                    shape, "), }");
+  std::string header =
+      absl::StrCat("{'descr': '", descr,
+                   "', 'fortran_order': False, 'shape': (", shape, "), }");
   // Pad with spaces so the data starts on a 64-byte boundary, ending in \n.
   const size_t unpadded = kMagicSize + 4 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');

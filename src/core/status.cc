@@ -10,10 +10,9 @@ std::string FormatNodeNameForError(absl::string_view node_name) {
 Status AttachNodeContext(const Status& s, absl::string_view node_name,
                          absl::string_view op) {
   if (s.ok()) return s;
-  return Status(s.code(),
-                absl::StrCat(s.message(), "\n\t [[",
-                             FormatNodeNameForError(node_name), " = ", op,
-                             "]]"));
+  return Status(s.code(), absl::StrCat(s.message(), "\n\t [[",
+                                       FormatNodeNameForError(node_name), " = ",
+                                       op, "]]"));
 }
 
 }  // namespace errors

@@ -15,7 +15,10 @@ class AllocatedBuffer final : public TensorBuffer {
  public:
   AllocatedBuffer(Allocator* a, void* data, size_t bytes, DataType dtype,
                   int64_t num_elements)
-      : TensorBuffer(data), allocator_(a), bytes_(bytes), dtype_(dtype),
+      : TensorBuffer(data),
+        allocator_(a),
+        bytes_(bytes),
+        dtype_(dtype),
         num_elements_(num_elements) {}
   size_t size() const override { return bytes_; }
   TensorBuffer* root_buffer() override { return this; }
@@ -93,10 +96,10 @@ TensorBuffer* AllocateBuffer(Allocator* a, DataType dtype,
   const size_t bytes = static_cast<size_t>(n) * elem;
   void* data = a->AllocateRaw(kAllocatorAlignment, bytes);
   if (data == nullptr) {
-    *status = errors::ResourceExhausted(
-        "OOM when allocating tensor with shape", shape.DebugString(),
-        " and type ", DataTypeString(dtype), " (", bytes, " bytes) on ",
-        a->Name());
+    *status = errors::ResourceExhausted("OOM when allocating tensor with shape",
+                                        shape.DebugString(), " and type ",
+                                        DataTypeString(dtype), " (", bytes,
+                                        " bytes) on ", a->Name());
     return nullptr;
   }
   if (dtype == DT_STRING) {
@@ -250,7 +253,8 @@ void PrintValue(std::ostream& os, const T& v) {
     os << '"' << v << '"';
   } else if constexpr (std::is_same_v<T, bool>) {
     os << (v ? "True" : "False");
-  } else if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>) {
+  } else if constexpr (std::is_same_v<T, int8_t> ||
+                       std::is_same_v<T, uint8_t>) {
     os << static_cast<int>(v);
   } else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
     os << static_cast<float>(v);

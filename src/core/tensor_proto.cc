@@ -15,16 +15,16 @@ namespace {
 template <typename T>
 struct ProtoField;
 
-#define MF_PROTO_FIELD(T, FIELD, STORE_AS)                                  \
-  template <>                                                               \
-  struct ProtoField<T> {                                                    \
-    static int Size(const TensorProto& p) { return p.FIELD##_size(); }      \
-    static T Get(const TensorProto& p, int i) {                             \
-      return static_cast<T>(p.FIELD(i));                                    \
-    }                                                                       \
-    static void Add(TensorProto* p, const T& v) {                           \
-      p->add_##FIELD(static_cast<STORE_AS>(v));                             \
-    }                                                                       \
+#define MF_PROTO_FIELD(T, FIELD, STORE_AS)                             \
+  template <>                                                          \
+  struct ProtoField<T> {                                               \
+    static int Size(const TensorProto& p) { return p.FIELD##_size(); } \
+    static T Get(const TensorProto& p, int i) {                        \
+      return static_cast<T>(p.FIELD(i));                               \
+    }                                                                  \
+    static void Add(TensorProto* p, const T& v) {                      \
+      p->add_##FIELD(static_cast<STORE_AS>(v));                        \
+    }                                                                  \
   }
 
 MF_PROTO_FIELD(float, float_val, float);
@@ -52,8 +52,10 @@ struct HalfField {
     p->add_half_val(Eigen::numext::bit_cast<uint16_t>(v));
   }
 };
-template <> struct ProtoField<half> : HalfField<half> {};
-template <> struct ProtoField<bfloat16> : HalfField<bfloat16> {};
+template <>
+struct ProtoField<half> : HalfField<half> {};
+template <>
+struct ProtoField<bfloat16> : HalfField<bfloat16> {};
 
 template <typename Q, typename Storage>
 struct QuantizedField {
@@ -65,11 +67,16 @@ struct QuantizedField {
     p->add_int_val(static_cast<int32_t>(v.value));
   }
 };
-template <> struct ProtoField<qint8> : QuantizedField<qint8, int8_t> {};
-template <> struct ProtoField<quint8> : QuantizedField<quint8, uint8_t> {};
-template <> struct ProtoField<qint16> : QuantizedField<qint16, int16_t> {};
-template <> struct ProtoField<quint16> : QuantizedField<quint16, uint16_t> {};
-template <> struct ProtoField<qint32> : QuantizedField<qint32, int32_t> {};
+template <>
+struct ProtoField<qint8> : QuantizedField<qint8, int8_t> {};
+template <>
+struct ProtoField<quint8> : QuantizedField<quint8, uint8_t> {};
+template <>
+struct ProtoField<qint16> : QuantizedField<qint16, int16_t> {};
+template <>
+struct ProtoField<quint16> : QuantizedField<quint16, uint16_t> {};
+template <>
+struct ProtoField<qint32> : QuantizedField<qint32, int32_t> {};
 
 // Complex values take two stored numbers each; Size counts elements, and an
 // odd count of numbers is rejected before Get is called.
@@ -139,14 +146,15 @@ Status DecodeStringContent(absl::string_view content, int64_t n,
     if (!ReadVarint32(&content, &sizes[i])) {
       return errors::InvalidArgument(
           "String tensor content has a truncated or invalid length prefix "
-          "for element ", i);
+          "for element ",
+          i);
     }
     total += sizes[i];
   }
   if (total != content.size()) {
-    return errors::InvalidArgument(
-        "String tensor content lengths add up to ", total,
-        " bytes, but ", content.size(), " bytes of data follow them");
+    return errors::InvalidArgument("String tensor content lengths add up to ",
+                                   total, " bytes, but ", content.size(),
+                                   " bytes of data follow them");
   }
   for (int64_t i = 0; i < n; ++i) {
     out[i].assign(content.data(), sizes[i]);
@@ -189,7 +197,8 @@ Status TensorFromProto(const TensorProto& proto, Tensor* out,
                                    DataTypeString(dtype));
   }
   TensorShape shape;
-  MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(proto.tensor_shape(), &shape));
+  MF_RETURN_IF_ERROR(
+      TensorShape::BuildTensorShape(proto.tensor_shape(), &shape));
   const int64_t n = shape.num_elements();
   const int64_t elem =
       dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
@@ -202,10 +211,10 @@ Status TensorFromProto(const TensorProto& proto, Tensor* out,
   const std::string& content = proto.tensor_content();
   if (!content.empty() && dtype != DT_STRING &&
       static_cast<int64_t>(content.size()) != n * DataTypeSize(dtype)) {
-    return errors::InvalidArgument(
-        "Tensor proto content has ", content.size(), " bytes, but shape ",
-        shape.DebugString(), " of type ", DataTypeString(dtype), " needs ",
-        n * DataTypeSize(dtype));
+    return errors::InvalidArgument("Tensor proto content has ", content.size(),
+                                   " bytes, but shape ", shape.DebugString(),
+                                   " of type ", DataTypeString(dtype),
+                                   " needs ", n * DataTypeSize(dtype));
   }
   Allocator* a = options.allocator ? options.allocator : cpu_allocator();
   MF_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(a, dtype, shape));
@@ -229,8 +238,8 @@ Status TensorFromProto(const TensorProto& proto, Tensor* out,
       }
     });
   } else if (!content.empty() && dtype == DT_STRING) {
-    status = errors::InvalidArgument(
-        "Empty string tensor carries ", content.size(), " bytes of content");
+    status = errors::InvalidArgument("Empty string tensor carries ",
+                                     content.size(), " bytes of content");
   }
   MF_RETURN_IF_ERROR(status);
   *out = std::move(t);

@@ -21,14 +21,16 @@ bool MultiplyWithoutOverflow(int64_t a, int64_t b, int64_t* out) {
 }
 
 std::string DimsString(absl::Span<const int64_t> dims) {
-  return absl::StrCat(
-      "[", absl::StrJoin(dims, ",", [](std::string* out, int64_t d) {
-        if (d < 0) {
-          out->append("?");
-        } else {
-          absl::StrAppend(out, d);
-        }
-      }), "]");
+  return absl::StrCat("[",
+                      absl::StrJoin(dims, ",",
+                                    [](std::string* out, int64_t d) {
+                                      if (d < 0) {
+                                        out->append("?");
+                                      } else {
+                                        absl::StrAppend(out, d);
+                                      }
+                                    }),
+                      "]");
 }
 
 }  // namespace
@@ -50,9 +52,8 @@ Status TensorShape::BuildTensorShape(absl::Span<const int64_t> dims,
   int64_t count = 1;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < 0) {
-      return errors::InvalidArgument(
-          "Dimension ", i, " must be >= 0, but got ", dims[i],
-          " in shape ", DimsString(dims));
+      return errors::InvalidArgument("Dimension ", i, " must be >= 0, but got ",
+                                     dims[i], " in shape ", DimsString(dims));
     }
     if (!MultiplyWithoutOverflow(count, dims[i], &count)) {
       return errors::InvalidArgument("Shape ", DimsString(dims),
@@ -114,8 +115,8 @@ Status TensorShape::AddDimWithStatus(int64_t size) {
     return errors::InvalidArgument("Dimension must be >= 0, but got ", size);
   }
   if (dims() >= kMaxTensorRank) {
-    return errors::InvalidArgument("Shape has too many dimensions: ",
-                                   dims() + 1, " > ", kMaxTensorRank);
+    return errors::InvalidArgument(
+        "Shape has too many dimensions: ", dims() + 1, " > ", kMaxTensorRank);
   }
   int64_t count;
   if (!MultiplyWithoutOverflow(num_elements_, size, &count)) {
@@ -152,8 +153,8 @@ void TensorShape::set_dim(int d, int64_t size) {
 
 Status TensorShape::SetDimWithStatus(int d, int64_t size) {
   if (d < 0 || d >= dims()) {
-    return errors::InvalidArgument("Dimension index ", d,
-                                   " must be in [0, ", dims(), ")");
+    return errors::InvalidArgument("Dimension index ", d, " must be in [0, ",
+                                   dims(), ")");
   }
   absl::InlinedVector<int64_t, 4> dims = dims_;
   dims[d] = size;
@@ -191,8 +192,8 @@ PartialTensorShape::PartialTensorShape(const TensorShape& shape)
 Status PartialTensorShape::BuildPartialTensorShape(
     absl::Span<const int64_t> dims, PartialTensorShape* out) {
   if (dims.size() > static_cast<size_t>(kMaxTensorRank)) {
-    return errors::InvalidArgument("Shape has too many dimensions: ",
-                                   dims.size(), " > ", kMaxTensorRank);
+    return errors::InvalidArgument(
+        "Shape has too many dimensions: ", dims.size(), " > ", kMaxTensorRank);
   }
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] < -1) {
@@ -339,11 +340,12 @@ Status TensorShapeUtils::MakeShape(absl::Span<const int64_t> dims,
 
 std::string TensorShapeUtils::ShapeListString(
     absl::Span<const TensorShape> shapes) {
-  return absl::StrCat(
-      "[", absl::StrJoin(shapes, ", ", [](std::string* out,
-                                          const TensorShape& s) {
-        out->append(s.DebugString());
-      }), "]");
+  return absl::StrCat("[",
+                      absl::StrJoin(shapes, ", ",
+                                    [](std::string* out, const TensorShape& s) {
+                                      out->append(s.DebugString());
+                                    }),
+                      "]");
 }
 
 }  // namespace minflow

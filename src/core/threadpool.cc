@@ -19,8 +19,7 @@ struct ThreadPool::Impl {
   Eigen::ThreadPoolDevice device;
 };
 
-ThreadPool::ThreadPool(const std::string& name, int num_threads)
-    : name_(name) {
+ThreadPool::ThreadPool(const std::string& name, int num_threads) : name_(name) {
   MF_CHECK_GE(num_threads, 1);
   impl_ = std::make_unique<Impl>(num_threads);
 }
@@ -37,9 +36,8 @@ int ThreadPool::CurrentThreadId() const {
   return impl_->pool.CurrentThreadId();
 }
 
-void ThreadPool::ParallelFor(
-    int64_t total, int64_t cost_per_unit,
-    const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
+                             const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
   // Eigen sizes blocks from a cost model: bytes moved count for little here,
   // compute cycles are what the caller estimated.

@@ -3,8 +3,8 @@
 #include <array>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace minflow {
 namespace {
@@ -17,17 +17,17 @@ struct TypeInfo {
 
 // Every value type minflow names; ref types derive from these.
 constexpr TypeInfo kTypeInfo[] = {
-    {DT_FLOAT, "float", 4},         {DT_DOUBLE, "double", 8},
-    {DT_INT32, "int32", 4},         {DT_UINT8, "uint8", 1},
-    {DT_INT16, "int16", 2},         {DT_INT8, "int8", 1},
-    {DT_STRING, "string", 0},       {DT_COMPLEX64, "complex64", 8},
-    {DT_INT64, "int64", 8},         {DT_BOOL, "bool", 1},
-    {DT_QINT8, "qint8", 1},         {DT_QUINT8, "quint8", 1},
-    {DT_QINT32, "qint32", 4},       {DT_BFLOAT16, "bfloat16", 2},
-    {DT_QINT16, "qint16", 2},       {DT_QUINT16, "quint16", 2},
-    {DT_UINT16, "uint16", 2},       {DT_COMPLEX128, "complex128", 16},
-    {DT_HALF, "half", 2},           {DT_RESOURCE, "resource", 0},
-    {DT_VARIANT, "variant", 0},     {DT_UINT32, "uint32", 4},
+    {DT_FLOAT, "float", 4},     {DT_DOUBLE, "double", 8},
+    {DT_INT32, "int32", 4},     {DT_UINT8, "uint8", 1},
+    {DT_INT16, "int16", 2},     {DT_INT8, "int8", 1},
+    {DT_STRING, "string", 0},   {DT_COMPLEX64, "complex64", 8},
+    {DT_INT64, "int64", 8},     {DT_BOOL, "bool", 1},
+    {DT_QINT8, "qint8", 1},     {DT_QUINT8, "quint8", 1},
+    {DT_QINT32, "qint32", 4},   {DT_BFLOAT16, "bfloat16", 2},
+    {DT_QINT16, "qint16", 2},   {DT_QUINT16, "quint16", 2},
+    {DT_UINT16, "uint16", 2},   {DT_COMPLEX128, "complex128", 16},
+    {DT_HALF, "half", 2},       {DT_RESOURCE, "resource", 0},
+    {DT_VARIANT, "variant", 0}, {DT_UINT32, "uint32", 4},
     {DT_UINT64, "uint64", 8},
 };
 
@@ -89,7 +89,10 @@ bool DataTypeCanUseMemcpy(DataType dtype) { return DataTypeSize(dtype) > 0; }
 
 bool DataTypeIsFloating(DataType dtype) {
   switch (dtype) {
-    case DT_HALF: case DT_BFLOAT16: case DT_FLOAT: case DT_DOUBLE:
+    case DT_HALF:
+    case DT_BFLOAT16:
+    case DT_FLOAT:
+    case DT_DOUBLE:
       return true;
     default:
       return false;
@@ -98,8 +101,14 @@ bool DataTypeIsFloating(DataType dtype) {
 
 bool DataTypeIsInteger(DataType dtype) {
   switch (dtype) {
-    case DT_INT8: case DT_UINT8: case DT_INT16: case DT_UINT16:
-    case DT_INT32: case DT_UINT32: case DT_INT64: case DT_UINT64:
+    case DT_INT8:
+    case DT_UINT8:
+    case DT_INT16:
+    case DT_UINT16:
+    case DT_INT32:
+    case DT_UINT32:
+    case DT_INT64:
+    case DT_UINT64:
       return true;
     default:
       return false;
@@ -108,7 +117,10 @@ bool DataTypeIsInteger(DataType dtype) {
 
 bool DataTypeIsUnsigned(DataType dtype) {
   switch (dtype) {
-    case DT_UINT8: case DT_UINT16: case DT_UINT32: case DT_UINT64:
+    case DT_UINT8:
+    case DT_UINT16:
+    case DT_UINT32:
+    case DT_UINT64:
       return true;
     default:
       return false;
@@ -121,7 +133,10 @@ bool DataTypeIsComplex(DataType dtype) {
 
 bool DataTypeIsQuantized(DataType dtype) {
   switch (dtype) {
-    case DT_QINT8: case DT_QUINT8: case DT_QINT16: case DT_QUINT16:
+    case DT_QINT8:
+    case DT_QUINT8:
+    case DT_QINT16:
+    case DT_QUINT16:
     case DT_QINT32:
       return true;
     default:
@@ -131,27 +146,26 @@ bool DataTypeIsQuantized(DataType dtype) {
 
 DataTypeSlice AllTypes() {
   static constexpr DataType kTypes[] = {
-      DT_FLOAT,   DT_DOUBLE,   DT_INT32,   DT_UINT8,     DT_INT16,
-      DT_INT8,    DT_STRING,   DT_COMPLEX64, DT_INT64,   DT_BOOL,
-      DT_QINT8,   DT_QUINT8,   DT_QINT32,  DT_BFLOAT16,  DT_QINT16,
-      DT_QUINT16, DT_UINT16,   DT_COMPLEX128, DT_HALF,   DT_RESOURCE,
-      DT_VARIANT, DT_UINT32,   DT_UINT64};
+      DT_FLOAT,  DT_DOUBLE,    DT_INT32,   DT_UINT8,   DT_INT16,  DT_INT8,
+      DT_STRING, DT_COMPLEX64, DT_INT64,   DT_BOOL,    DT_QINT8,  DT_QUINT8,
+      DT_QINT32, DT_BFLOAT16,  DT_QINT16,  DT_QUINT16, DT_UINT16, DT_COMPLEX128,
+      DT_HALF,   DT_RESOURCE,  DT_VARIANT, DT_UINT32,  DT_UINT64};
   return kTypes;
 }
 
 DataTypeSlice NumberTypes() {
   static constexpr DataType kTypes[] = {
-      DT_FLOAT,    DT_DOUBLE,  DT_INT32,   DT_UINT8,  DT_INT16,
-      DT_INT8,     DT_COMPLEX64, DT_INT64, DT_QINT8,  DT_QUINT8,
-      DT_QINT32,   DT_BFLOAT16, DT_QINT16, DT_QUINT16, DT_UINT16,
-      DT_COMPLEX128, DT_HALF,  DT_UINT32,  DT_UINT64};
+      DT_FLOAT,      DT_DOUBLE,    DT_INT32,  DT_UINT8,   DT_INT16,
+      DT_INT8,       DT_COMPLEX64, DT_INT64,  DT_QINT8,   DT_QUINT8,
+      DT_QINT32,     DT_BFLOAT16,  DT_QINT16, DT_QUINT16, DT_UINT16,
+      DT_COMPLEX128, DT_HALF,      DT_UINT32, DT_UINT64};
   return kTypes;
 }
 
 DataTypeSlice RealNumberTypes() {
   static constexpr DataType kTypes[] = {
-      DT_FLOAT,    DT_DOUBLE, DT_INT32, DT_UINT8,  DT_INT16,  DT_INT8,
-      DT_INT64,    DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64};
+      DT_FLOAT, DT_DOUBLE,   DT_INT32,  DT_UINT8, DT_INT16,  DT_INT8,
+      DT_INT64, DT_BFLOAT16, DT_UINT16, DT_HALF,  DT_UINT32, DT_UINT64};
   return kTypes;
 }
 
@@ -163,15 +177,15 @@ DataTypeSlice QuantizedTypes() {
 
 DataTypeSlice RealAndQuantizedTypes() {
   static constexpr DataType kTypes[] = {
-      DT_FLOAT,  DT_DOUBLE,   DT_INT32,  DT_UINT8,  DT_INT16, DT_INT8,
-      DT_INT64,  DT_QINT8,    DT_QUINT8, DT_QINT32, DT_BFLOAT16,
-      DT_QINT16, DT_QUINT16,  DT_UINT16, DT_HALF,   DT_UINT32, DT_UINT64};
+      DT_FLOAT,   DT_DOUBLE, DT_INT32,  DT_UINT8,  DT_INT16,    DT_INT8,
+      DT_INT64,   DT_QINT8,  DT_QUINT8, DT_QINT32, DT_BFLOAT16, DT_QINT16,
+      DT_QUINT16, DT_UINT16, DT_HALF,   DT_UINT32, DT_UINT64};
   return kTypes;
 }
 
 DataTypeSlice IntegralTypes() {
-  static constexpr DataType kTypes[] = {DT_INT32, DT_UINT8,  DT_INT16,
-                                        DT_INT8,  DT_INT64,  DT_UINT16,
+  static constexpr DataType kTypes[] = {DT_INT32,  DT_UINT8, DT_INT16,
+                                        DT_INT8,   DT_INT64, DT_UINT16,
                                         DT_UINT32, DT_UINT64};
   return kTypes;
 }

@@ -27,11 +27,11 @@ Status CublasErrorToStatus(cublasStatus_t error, const char* expr,
     }                                                                      \
   } while (0)
 
-#define MF_CUBLAS_RETURN_IF_ERROR(expr)                                    \
-  do {                                                                     \
-    const cublasStatus_t _mf_cublas_error = (expr);                        \
-    if (_mf_cublas_error != CUBLAS_STATUS_SUCCESS) {                       \
-      return ::minflow::internal::CublasErrorToStatus(                     \
-          _mf_cublas_error, #expr, __FILE__, __LINE__);                    \
-    }                                                                      \
+#define MF_CUBLAS_RETURN_IF_ERROR(expr)                                        \
+  do {                                                                         \
+    const cublasStatus_t _mf_cublas_error = (expr);                            \
+    if (_mf_cublas_error != CUBLAS_STATUS_SUCCESS) {                           \
+      return ::minflow::internal::CublasErrorToStatus(_mf_cublas_error, #expr, \
+                                                      __FILE__, __LINE__);     \
+    }                                                                          \
   } while (0)

@@ -9,10 +9,9 @@ namespace minflow {
 std::string GpuProperties::DebugString() const {
   return absl::StrCat("GPU ", ordinal, ": ", name, " (sm_",
                       compute_capability_major, compute_capability_minor, ", ",
-                      multiprocessor_count, " SMs, ",
-                      total_memory_bytes >> 20, " MiB, memory clock ",
-                      memory_clock_khz / 1000, " MHz, bus ",
-                      memory_bus_width_bits, " bits)");
+                      multiprocessor_count, " SMs, ", total_memory_bytes >> 20,
+                      " MiB, memory clock ", memory_clock_khz / 1000,
+                      " MHz, bus ", memory_bus_width_bits, " bits)");
 }
 
 Status GetGpuCount(int* count) {

@@ -52,10 +52,14 @@ namespace {
 int DimIndex(TensorFormat format, char dim) {
   const bool nhwc = format == FORMAT_NHWC;
   switch (dim) {
-    case 'N': return 0;
-    case 'H': return nhwc ? 1 : 2;
-    case 'W': return nhwc ? 2 : 3;
-    default: return nhwc ? 3 : 1;  // 'C'
+    case 'N':
+      return 0;
+    case 'H':
+      return nhwc ? 1 : 2;
+    case 'W':
+      return nhwc ? 2 : 3;
+    default:
+      return nhwc ? 3 : 1;  // 'C'
   }
 }
 
@@ -85,9 +89,9 @@ Status GetFourInts(InferenceContext* c, absl::string_view op_name,
   values->clear();
   MF_RETURN_IF_ERROR(c->GetAttr(attr_name, values));
   if (values->size() != 4) {
-    return errors::InvalidArgument(op_name, " requires the ", attr_name,
-                                   " attribute to contain 4 values, but got: ",
-                                   values->size());
+    return errors::InvalidArgument(
+        op_name, " requires the ", attr_name,
+        " attribute to contain 4 values, but got: ", values->size());
   }
   return OkStatus();
 }
@@ -106,9 +110,9 @@ Status CheckValidPadding(Padding padding,
     return OkStatus();
   }
   if (explicit_paddings.size() != static_cast<size_t>(2 * num_dims)) {
-    return errors::InvalidArgument("explicit_paddings attribute must contain ",
-                                   2 * num_dims, " values, but got: ",
-                                   explicit_paddings.size());
+    return errors::InvalidArgument(
+        "explicit_paddings attribute must contain ", 2 * num_dims,
+        " values, but got: ", explicit_paddings.size());
   }
   for (int64_t p : explicit_paddings) {
     if (p < 0) {
@@ -132,14 +136,11 @@ Status CheckValidPadding(Padding padding,
 // ---------------------------------------------------------------------------
 // Windows
 
-Status GetWindowedOutputSizeFromDimsV2(InferenceContext* c,
-                                       DimensionHandle input_size,
-                                       DimensionOrConstant filter_size,
-                                       int64_t dilation_rate, int64_t stride,
-                                       Padding padding_type,
-                                       int64_t padding_before,
-                                       int64_t padding_after,
-                                       DimensionHandle* output_size) {
+Status GetWindowedOutputSizeFromDimsV2(
+    InferenceContext* c, DimensionHandle input_size,
+    DimensionOrConstant filter_size, int64_t dilation_rate, int64_t stride,
+    Padding padding_type, int64_t padding_before, int64_t padding_after,
+    DimensionHandle* output_size) {
   if (stride <= 0) {
     return errors::InvalidArgument("Stride must be > 0, but got ", stride);
   }
@@ -290,8 +291,8 @@ Status BatchMatMulV2Shape(InferenceContext* c) {
   const DimensionHandle rows = c->Dim(a, adj_x ? -1 : -2);
   const DimensionHandle cols = c->Dim(b, adj_y ? -2 : -1);
   DimensionHandle inner;
-  MF_RETURN_IF_ERROR(c->Merge(c->Dim(a, adj_x ? -2 : -1),
-                              c->Dim(b, adj_y ? -1 : -2), &inner));
+  MF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(a, adj_x ? -2 : -1), c->Dim(b, adj_y ? -1 : -2), &inner));
   ShapeHandle a_batch;
   ShapeHandle b_batch;
   ShapeHandle batch;
@@ -399,8 +400,8 @@ Status BiasAddShape(InferenceContext* c) {
   TensorFormat format;
   MF_RETURN_IF_ERROR(DataFormatOrDefault(c, &format));
   ShapeHandle input;
-  MF_RETURN_IF_ERROR(c->WithRankAtLeast(
-      c->input(0), format == FORMAT_NCHW ? 3 : 2, &input));
+  MF_RETURN_IF_ERROR(
+      c->WithRankAtLeast(c->input(0), format == FORMAT_NCHW ? 3 : 2, &input));
   ShapeHandle bias;
   MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &bias));
   if (!c->RankKnown(input)) {
@@ -498,15 +499,15 @@ Status Conv2DShapeImpl(InferenceContext* c, bool supports_explicit_padding) {
   } else if (padding == EXPLICIT) {
     return errors::InvalidArgument("EXPLICIT padding is not supported here");
   }
-  MF_RETURN_IF_ERROR(
-      CheckValidPadding(padding, explicit_paddings, 4, format));
+  MF_RETURN_IF_ERROR(CheckValidPadding(padding, explicit_paddings, 4, format));
 
   DimensionHandle rows;
   DimensionHandle cols;
   MF_RETURN_IF_ERROR(SpatialOutputDims(c, input, format, filter_rows,
                                        filter_cols, strides, dilations, padding,
                                        explicit_paddings, &rows, &cols));
-  c->set_output(0, MakeShapeFromFormat(c, format, batch, rows, cols, out_depth));
+  c->set_output(0,
+                MakeShapeFromFormat(c, format, batch, rows, cols, out_depth));
   return OkStatus();
 }
 
@@ -547,15 +548,15 @@ Status DepthwiseConv2DNativeShapeImpl(InferenceContext* c,
   } else if (padding == EXPLICIT) {
     return errors::InvalidArgument("EXPLICIT padding is not supported here");
   }
-  MF_RETURN_IF_ERROR(
-      CheckValidPadding(padding, explicit_paddings, 4, format));
+  MF_RETURN_IF_ERROR(CheckValidPadding(padding, explicit_paddings, 4, format));
 
   DimensionHandle rows;
   DimensionHandle cols;
   MF_RETURN_IF_ERROR(SpatialOutputDims(
       c, input, format, c->Dim(filter, 0), c->Dim(filter, 1), strides,
       dilations, padding, explicit_paddings, &rows, &cols));
-  c->set_output(0, MakeShapeFromFormat(c, format, batch, rows, cols, out_depth));
+  c->set_output(0,
+                MakeShapeFromFormat(c, format, batch, rows, cols, out_depth));
   return OkStatus();
 }
 
@@ -589,8 +590,7 @@ Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
   MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
   std::vector<int64_t> explicit_paddings;
   MF_RETURN_IF_ERROR(ExplicitPaddingsOrEmpty(c, &explicit_paddings));
-  MF_RETURN_IF_ERROR(
-      CheckValidPadding(padding, explicit_paddings, 4, format));
+  MF_RETURN_IF_ERROR(CheckValidPadding(padding, explicit_paddings, 4, format));
 
   const std::vector<int64_t> no_dilation(4, 1);
   const int h = DimIndex(format, 'H');
@@ -607,8 +607,8 @@ Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
     MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
         c, depth, ksize[d], 1, strides[d], padding, 0, 0, &depth));
   }
-  c->set_output(0, MakeShapeFromFormat(c, format, c->Dim(input, 0), rows,
-                                       cols, depth));
+  c->set_output(
+      0, MakeShapeFromFormat(c, format, c->Dim(input, 0), rows, cols, depth));
   return OkStatus();
 }
 
@@ -749,9 +749,8 @@ Status ConcatShapeHelper(InferenceContext* c, int start_value_index,
   }
   const int64_t axis = axis_values[0];
   if (axis >= kMaxTensorRank || axis < -kMaxTensorRank) {
-    return errors::InvalidArgument("Concat axis ", axis,
-                                   " is beyond the maximum rank ",
-                                   kMaxTensorRank);
+    return errors::InvalidArgument(
+        "Concat axis ", axis, " is beyond the maximum rank ", kMaxTensorRank);
   }
   const int64_t min_rank = axis < 0 ? -axis : axis + 1;
 
@@ -839,8 +838,7 @@ Status SliceShape(InferenceContext* c) {
       if (sizes[i] < 0) {
         return errors::InvalidArgument(
             "Out of bounds slicing on dimension ", i, " of length ",
-            c->Value(dim), ": sizes vector cannot be < -1, but was ",
-            sizes[i]);
+            c->Value(dim), ": sizes vector cannot be < -1, but was ", sizes[i]);
       }
       if (c->ValueKnown(dim) && c->ValueKnown(b) &&
           (c->Value(b) > c->Value(dim) ||

@@ -109,9 +109,9 @@ void InferenceContext::Init(const OpDef& op_def,
   output_handle_shapes_and_types_.resize(num_outputs);
   if (names.ok()) CheckInputCount();
   if (input_tensors_.size() > inputs_.size()) {
-    construction_status_.Update(errors::InvalidArgument(
-        "More input tensors (", input_tensors_.size(), ") than inputs (",
-        inputs_.size(), ")"));
+    construction_status_.Update(
+        errors::InvalidArgument("More input tensors (", input_tensors_.size(),
+                                ") than inputs (", inputs_.size(), ")"));
   }
   input_tensors_.resize(inputs_.size());
   // Shape functions read constant inputs trusting their shapes; a value that
@@ -171,8 +171,7 @@ Status InferenceContext::Run(const ShapeInferenceFn& fn) {
       }
       if (Rank(o) > kMaxTensorRank) {
         s = errors::InvalidArgument("Output ", i, " would have rank ", Rank(o),
-                                    ", beyond the maximum of ",
-                                    kMaxTensorRank);
+                                    ", beyond the maximum of ", kMaxTensorRank);
         break;
       }
       // A shape whose known dims alone overflow int64 can never exist.
@@ -183,9 +182,8 @@ Status InferenceContext::Run(const ShapeInferenceFn& fn) {
         if (v > 0) overflow = __builtin_mul_overflow(product, v, &product);
       }
       if (overflow) {
-        s = errors::InvalidArgument(
-            "Output ", i, " shape ", DebugString(o),
-            " has more elements than int64 can count");
+        s = errors::InvalidArgument("Output ", i, " shape ", DebugString(o),
+                                    " has more elements than int64 can count");
         break;
       }
     }
@@ -201,7 +199,8 @@ Status InferenceContext::ShapeError(ShapeHandle s, std::string message) const {
   Status status = errors::InvalidArgument(std::move(message));
   if (!s.IsSet()) return status;
   for (size_t i = 0; i < inputs_.size(); ++i) {
-    if (inputs_[i].SameHandle(s)) return InputError(static_cast<int>(i), status);
+    if (inputs_[i].SameHandle(s))
+      return InputError(static_cast<int>(i), status);
   }
   return status;
 }
@@ -259,9 +258,9 @@ Status InferenceContext::AttachContext(const Status& status) {
 
 ShapeHandle InferenceContext::input(int64_t idx) const {
   if (idx < 0 || idx >= num_inputs()) {
-    const_cast<InferenceContext*>(this)->SetDeferredError(errors::Internal(
-        "Shape function of op '", node_def_->op(), "' asked for input ", idx,
-        " of ", num_inputs()));
+    const_cast<InferenceContext*>(this)->SetDeferredError(
+        errors::Internal("Shape function of op '", node_def_->op(),
+                         "' asked for input ", idx, " of ", num_inputs()));
     return const_cast<InferenceContext*>(this)->UnknownShape();
   }
   return inputs_[idx];
@@ -308,8 +307,8 @@ void InferenceContext::SetInput(int idx, ShapeHandle shape) {
 const Tensor* InferenceContext::input_tensor(int idx) {
   if (idx < 0 || idx >= num_inputs()) {
     SetDeferredError(errors::Internal("Shape function of op '", op(),
-                                      "' asked for input tensor ", idx,
-                                      " of ", num_inputs()));
+                                      "' asked for input tensor ", idx, " of ",
+                                      num_inputs()));
     return nullptr;
   }
   requested_input_tensor_[idx] = true;
@@ -481,9 +480,8 @@ Status InferenceContext::WithRank(ShapeHandle shape, int64_t rank,
                                   ShapeHandle* out) {
   if (rank > kMaxTensorRank || rank < 0) {
     *out = ShapeHandle();
-    return errors::InvalidArgument("Rank ", rank,
-                                   " is outside the valid range [0, ",
-                                   kMaxTensorRank, "]");
+    return errors::InvalidArgument(
+        "Rank ", rank, " is outside the valid range [0, ", kMaxTensorRank, "]");
   }
   const int32_t existing = Rank(shape);
   if (existing == rank) {
@@ -789,7 +787,8 @@ Status InferenceContext::ReplaceDim(ShapeHandle s, int64_t dim_index_in,
                                     DimensionHandle new_dim, ShapeHandle* out) {
   if (!RankKnown(s)) return ReturnUnknownShape(out);
   const int64_t rank = Rank(s);
-  const int64_t dim_index = dim_index_in < 0 ? dim_index_in + rank : dim_index_in;
+  const int64_t dim_index =
+      dim_index_in < 0 ? dim_index_in + rank : dim_index_in;
   if (dim_index < 0 || dim_index >= rank) {
     *out = ShapeHandle();
     return errors::InvalidArgument("Out of range dim_index ", dim_index_in,
@@ -820,9 +819,9 @@ ShapeHandle InferenceContext::UnknownShape() {
 ShapeHandle InferenceContext::UnknownShapeOfRank(int64_t rank) {
   if (rank == kUnknownRank) return UnknownShape();
   if (rank < 0 || rank > kMaxTensorRank) {
-    SetDeferredError(errors::InvalidArgument(
-        "Rank ", rank, " is outside the valid range [0, ", kMaxTensorRank,
-        "]"));
+    SetDeferredError(errors::InvalidArgument("Rank ", rank,
+                                             " is outside the valid range [0, ",
+                                             kMaxTensorRank, "]"));
     return UnknownShape();
   }
   absl::InlinedVector<DimensionHandle, 4> dims(rank);

@@ -36,8 +36,7 @@ Status InferenceContext::MakeShapeFromShapeTensorImpl(int input_idx,
   }
   ShapeHandle input_shape;
   if (treat_scalar) {
-    MF_RETURN_IF_ERROR(
-        WithRankAtMost(input(input_idx), 1, &input_shape));
+    MF_RETURN_IF_ERROR(WithRankAtMost(input(input_idx), 1, &input_shape));
   } else {
     MF_RETURN_IF_ERROR(WithRank(input(input_idx), 1, &input_shape));
   }
@@ -47,9 +46,9 @@ Status InferenceContext::MakeShapeFromShapeTensorImpl(int input_idx,
     *out = as_shape;
     return OkStatus();
   }
-  return InputError(input_idx,
-                    InternalMakeShapeFromTensor(
-                        treat_scalar, input_tensor(input_idx), input_shape, out));
+  return InputError(
+      input_idx, InternalMakeShapeFromTensor(
+                     treat_scalar, input_tensor(input_idx), input_shape, out));
 }
 
 Status InferenceContext::MakeShapeFromTensor(const Tensor* t,
@@ -102,8 +101,9 @@ Status InferenceContext::InternalMakeShapeFromTensor(bool treat_scalar,
     return ReturnCreatedShape(dims, out);
   }
   if (t->dtype() != DT_INT32 && t->dtype() != DT_INT64) {
-    return errors::InvalidArgument("Input tensor must be int32 or int64, but was ",
-                                   DataTypeString(t->dtype()));
+    return errors::InvalidArgument(
+        "Input tensor must be int32 or int64, but was ",
+        DataTypeString(t->dtype()));
   }
   if (t->dims() == 0) {
     const int64_t v = t->dtype() == DT_INT32 ? t->scalar<int32_t>()()
@@ -195,8 +195,7 @@ Status InferenceContext::GetScalarFromTensor(const Tensor* t, int64_t* val) {
 Status InferenceContext::GetScalarFromTensor(const Tensor* t, int64_t idx,
                                              int64_t* val) {
   if (t->dims() != 1) {
-    return errors::InvalidArgument("Input must be 1D but has rank ",
-                                   t->dims());
+    return errors::InvalidArgument("Input must be 1D but has rank ", t->dims());
   }
   if (idx < 0 || idx >= t->NumElements()) {
     return errors::InvalidArgument("Index ", idx, " out of range for ",
@@ -221,10 +220,9 @@ Status InferenceContext::MakeDimForScalarInput(int idx, DimensionHandle* out) {
   int64_t val;
   MF_RETURN_IF_ERROR(InputError(idx, GetScalarFromTensor(t, &val)));
   if (val < 0) {
-    return InputError(
-        idx, errors::InvalidArgument("Dimension size, given by scalar input ",
-                                     idx, ", must be non-negative but is ",
-                                     val));
+    return InputError(idx, errors::InvalidArgument(
+                               "Dimension size, given by scalar input ", idx,
+                               ", must be non-negative but is ", val));
   }
   *out = MakeDim(val);
   return OkStatus();
@@ -265,9 +263,10 @@ namespace {
 
 Status CheckConstant(DimensionOrConstant d) {
   if (!d.dim.IsSet() && d.val < InferenceContext::kUnknownDim) {
-    return errors::InvalidArgument("Dimension size must be non-negative, but "
-                                   "got ",
-                                   d.val);
+    return errors::InvalidArgument(
+        "Dimension size must be non-negative, but "
+        "got ",
+        d.val);
   }
   return OkStatus();
 }

@@ -203,7 +203,8 @@ Status ConvenientAttrValue(absl::string_view type, absl::string_view value,
              absl::EndsWith(value, "]")) {
     std::vector<DataType> types;
     const absl::string_view body = value.substr(1, value.size() - 2);
-    for (absl::string_view item : absl::StrSplit(body, ',', absl::SkipEmpty())) {
+    for (absl::string_view item :
+         absl::StrSplit(body, ',', absl::SkipEmpty())) {
       if (!DataTypeFromString(absl::StripAsciiWhitespace(item), &dtype)) {
         return OkStatus();  // not names: let the proto syntax have a go
       }
@@ -215,12 +216,14 @@ Status ConvenientAttrValue(absl::string_view type, absl::string_view value,
              value.find_first_of("'\"") == absl::string_view::npos) {
     std::vector<std::string> items;
     const absl::string_view body = value.substr(1, value.size() - 2);
-    for (absl::string_view item : absl::StrSplit(body, ',', absl::SkipEmpty())) {
+    for (absl::string_view item :
+         absl::StrSplit(body, ',', absl::SkipEmpty())) {
       items.emplace_back(absl::StripAsciiWhitespace(item));
     }
     SetAttrValue(items, out);
     *done = true;
-  } else if (type == "shape" && (value == "?" || absl::StartsWith(value, "["))) {
+  } else if (type == "shape" &&
+             (value == "?" || absl::StartsWith(value, "["))) {
     PartialTensorShape shape;
     MF_RETURN_IF_ERROR(ParseShapeNotation(value, &shape));
     SetAttrValue(shape, out);
@@ -252,9 +255,9 @@ Status AddAttrFromText(const OpDef& op_def, absl::string_view attr,
     for (const OpDef_AttrDef& a : op_def.attr()) names.push_back(a.name());
     return errors::InvalidArgument(
         "Op '", op_def.name(), "' has no attr named '", name, "'",
-        names.empty() ? std::string("; it has no attrs")
-                      : absl::StrCat("; its attrs are: ",
-                                     absl::StrJoin(names, ", ")));
+        names.empty()
+            ? std::string("; it has no attrs")
+            : absl::StrCat("; its attrs are: ", absl::StrJoin(names, ", ")));
   }
   AttrValue value_proto;
   bool done = false;
@@ -295,15 +298,14 @@ Status RunInferOpRequest(const OpRegistryInterface& registry,
                                      " names no input: the op has ",
                                      shapes.size(), " inputs");
     }
-    MF_RETURN_IF_ERROR(
-        ParseTensorLiteral(absl::string_view(spec).substr(eq + 1),
-                           &values[index]));
+    MF_RETURN_IF_ERROR(ParseTensorLiteral(
+        absl::string_view(spec).substr(eq + 1), &values[index]));
     tensors[index] = &values[index];
   }
   NotationRun run;
-  MF_RETURN_IF_ERROR(RunShapeInferenceFromNotation(
-      registry, request.inputs, tensors, kNotationGraphDefVersion, &node_def,
-      &run));
+  MF_RETURN_IF_ERROR(
+      RunShapeInferenceFromNotation(registry, request.inputs, tensors,
+                                    kNotationGraphDefVersion, &node_def, &run));
   *outputs = run.OutputsString();
   return OkStatus();
 }

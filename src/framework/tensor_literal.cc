@@ -29,10 +29,14 @@ struct Leaf {
 
 const char* KindName(Kind k) {
   switch (k) {
-    case Kind::kInt: return "an integer";
-    case Kind::kReal: return "a real number";
-    case Kind::kBool: return "a bool";
-    default: return "a string";
+    case Kind::kInt:
+      return "an integer";
+    case Kind::kReal:
+      return "a real number";
+    case Kind::kBool:
+      return "a bool";
+    default:
+      return "a string";
   }
 }
 
@@ -130,7 +134,8 @@ class LiteralParser {
             s_[pos_] == '+' || s_[pos_] == '-' || s_[pos_] == '_')) {
       ++pos_;
     }
-    if (pos_ == start) return Error("expected a number, true, false or \"string\"");
+    if (pos_ == start)
+      return Error("expected a number, true, false or \"string\"");
     const std::string token(s_.substr(start, pos_ - start));
     const std::string lower = absl::AsciiStrToLower(token);
     Kind kind;
@@ -178,10 +183,10 @@ Status FillIntegers(absl::string_view text, const std::vector<Leaf>& leaves,
   for (size_t i = 0; i < leaves.size(); ++i) {
     const Leaf& leaf = leaves[i];
     if (leaf.kind != Kind::kInt) {
-      return LeafError(text, leaf,
-                       absl::StrCat("expected an integer for ",
-                                    DataTypeString(t->dtype()), ", got ",
-                                    KindName(leaf.kind), " '", leaf.text, "'"));
+      return LeafError(
+          text, leaf,
+          absl::StrCat("expected an integer for ", DataTypeString(t->dtype()),
+                       ", got ", KindName(leaf.kind), " '", leaf.text, "'"));
     }
     bool fits;
     T value{};
@@ -198,13 +203,12 @@ Status FillIntegers(absl::string_view text, const std::vector<Leaf>& leaves,
       value = static_cast<T>(v);
     }
     if (!fits) {
-      return LeafError(text, leaf,
-                       absl::StrCat(leaf.text, " does not fit ",
-                                    DataTypeString(t->dtype()),
-                                    t->dtype() == DT_INT32
-                                        ? " (write int64:[...] for wider "
-                                          "integers)"
-                                        : ""));
+      return LeafError(
+          text, leaf,
+          absl::StrCat(leaf.text, " does not fit ", DataTypeString(t->dtype()),
+                       t->dtype() == DT_INT32 ? " (write int64:[...] for wider "
+                                                "integers)"
+                                              : ""));
     }
     flat(i) = value;
   }
@@ -218,15 +222,15 @@ Status FillReals(absl::string_view text, const std::vector<Leaf>& leaves,
   for (size_t i = 0; i < leaves.size(); ++i) {
     const Leaf& leaf = leaves[i];
     if (leaf.kind != Kind::kInt && leaf.kind != Kind::kReal) {
-      return LeafError(text, leaf,
-                       absl::StrCat("expected a number for ",
-                                    DataTypeString(t->dtype()), ", got ",
-                                    KindName(leaf.kind)));
+      return LeafError(
+          text, leaf,
+          absl::StrCat("expected a number for ", DataTypeString(t->dtype()),
+                       ", got ", KindName(leaf.kind)));
     }
     double v;
     if (!absl::SimpleAtod(leaf.text, &v)) {
-      return LeafError(text, leaf, absl::StrCat("'", leaf.text,
-                                                "' is not a number"));
+      return LeafError(text, leaf,
+                       absl::StrCat("'", leaf.text, "' is not a number"));
     }
     if constexpr (std::is_same<T, double>::value) {
       flat(i) = v;
@@ -250,10 +254,9 @@ Status ParseTensorLiteral(absl::string_view text, DataType default_dtype,
   // A prefix is letters/digits/underscores before a ':' that starts no
   // string or list.
   const size_t colon = body.find(':');
-  if (colon != absl::string_view::npos &&
-      body.find_first_of("[\"") > colon) {
-    const absl::string_view name = absl::StripAsciiWhitespace(
-        body.substr(0, colon));
+  if (colon != absl::string_view::npos && body.find_first_of("[\"") > colon) {
+    const absl::string_view name =
+        absl::StripAsciiWhitespace(body.substr(0, colon));
     if (!DataTypeFromString(name, &dtype) || IsRefType(dtype)) {
       return errors::InvalidArgument("Invalid tensor literal '", text,
                                      "': unknown dtype '", name, "'");
@@ -292,18 +295,42 @@ Status ParseTensorLiteral(absl::string_view text, DataType default_dtype,
   MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(dims, &shape));
   Tensor t(dtype, shape);
   switch (dtype) {
-    case DT_INT8: MF_RETURN_IF_ERROR(FillIntegers<int8_t>(text, leaves, &t)); break;
-    case DT_INT16: MF_RETURN_IF_ERROR(FillIntegers<int16_t>(text, leaves, &t)); break;
-    case DT_INT32: MF_RETURN_IF_ERROR(FillIntegers<int32_t>(text, leaves, &t)); break;
-    case DT_INT64: MF_RETURN_IF_ERROR(FillIntegers<int64_t>(text, leaves, &t)); break;
-    case DT_UINT8: MF_RETURN_IF_ERROR(FillIntegers<uint8_t>(text, leaves, &t)); break;
-    case DT_UINT16: MF_RETURN_IF_ERROR(FillIntegers<uint16_t>(text, leaves, &t)); break;
-    case DT_UINT32: MF_RETURN_IF_ERROR(FillIntegers<uint32_t>(text, leaves, &t)); break;
-    case DT_UINT64: MF_RETURN_IF_ERROR(FillIntegers<uint64_t>(text, leaves, &t)); break;
-    case DT_FLOAT: MF_RETURN_IF_ERROR(FillReals<float>(text, leaves, &t)); break;
-    case DT_DOUBLE: MF_RETURN_IF_ERROR(FillReals<double>(text, leaves, &t)); break;
-    case DT_HALF: MF_RETURN_IF_ERROR(FillReals<half>(text, leaves, &t)); break;
-    case DT_BFLOAT16: MF_RETURN_IF_ERROR(FillReals<bfloat16>(text, leaves, &t)); break;
+    case DT_INT8:
+      MF_RETURN_IF_ERROR(FillIntegers<int8_t>(text, leaves, &t));
+      break;
+    case DT_INT16:
+      MF_RETURN_IF_ERROR(FillIntegers<int16_t>(text, leaves, &t));
+      break;
+    case DT_INT32:
+      MF_RETURN_IF_ERROR(FillIntegers<int32_t>(text, leaves, &t));
+      break;
+    case DT_INT64:
+      MF_RETURN_IF_ERROR(FillIntegers<int64_t>(text, leaves, &t));
+      break;
+    case DT_UINT8:
+      MF_RETURN_IF_ERROR(FillIntegers<uint8_t>(text, leaves, &t));
+      break;
+    case DT_UINT16:
+      MF_RETURN_IF_ERROR(FillIntegers<uint16_t>(text, leaves, &t));
+      break;
+    case DT_UINT32:
+      MF_RETURN_IF_ERROR(FillIntegers<uint32_t>(text, leaves, &t));
+      break;
+    case DT_UINT64:
+      MF_RETURN_IF_ERROR(FillIntegers<uint64_t>(text, leaves, &t));
+      break;
+    case DT_FLOAT:
+      MF_RETURN_IF_ERROR(FillReals<float>(text, leaves, &t));
+      break;
+    case DT_DOUBLE:
+      MF_RETURN_IF_ERROR(FillReals<double>(text, leaves, &t));
+      break;
+    case DT_HALF:
+      MF_RETURN_IF_ERROR(FillReals<half>(text, leaves, &t));
+      break;
+    case DT_BFLOAT16:
+      MF_RETURN_IF_ERROR(FillReals<bfloat16>(text, leaves, &t));
+      break;
     case DT_BOOL: {
       auto flat = t.flat<bool>();
       for (size_t i = 0; i < leaves.size(); ++i) {

@@ -183,9 +183,8 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
       }
     }
   }
-  return errors::InvalidArgument("Graph has a cycle: node '", n->name(),
-                                 "' (", n->type_string(),
-                                 ") is its own ancestor");
+  return errors::InvalidArgument("Graph has a cycle: node '", n->name(), "' (",
+                                 n->type_string(), ") is its own ancestor");
 }
 
 }  // namespace minflow

@@ -6,8 +6,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
@@ -77,10 +77,10 @@ Status NodeError(const Status& s, const NodeDef& def) {
 
 Status CheckVersions(const VersionDef& versions) {
   if (versions.producer() < kGraphDefVersionMinProducer) {
-    return errors::InvalidArgument(
-        "GraphDef producer version ", versions.producer(),
-        " is below the oldest minflow reads (", kGraphDefVersionMinProducer,
-        ")");
+    return errors::InvalidArgument("GraphDef producer version ",
+                                   versions.producer(),
+                                   " is below the oldest minflow reads (",
+                                   kGraphDefVersionMinProducer, ")");
   }
   if (versions.min_consumer() > kGraphDefVersion) {
     return errors::InvalidArgument(
@@ -90,8 +90,8 @@ Status CheckVersions(const VersionDef& versions) {
   }
   for (int bad : versions.bad_consumers()) {
     if (bad == kGraphDefVersion) {
-      return errors::InvalidArgument(
-          "GraphDef disallows consumer version ", kGraphDefVersion);
+      return errors::InvalidArgument("GraphDef disallows consumer version ",
+                                     kGraphDefVersion);
     }
   }
   return OkStatus();
@@ -155,10 +155,10 @@ Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
       if (!parsed.ok()) return NodeError(parsed, def);
       Node* src = graph->FindNodeByName(ref.node);
       if (src == nullptr) {
-        return NodeError(errors::InvalidArgument(
-                             "Node '", def.name(), "': Unknown input node '",
-                             input, "'"),
-                         def);
+        return NodeError(
+            errors::InvalidArgument("Node '", def.name(),
+                                    "': Unknown input node '", input, "'"),
+            def);
       }
       if (ref.port == kControlSlot) {
         graph->AddControlEdge(src, node);
@@ -216,14 +216,16 @@ Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
         bytes.data(), static_cast<int>(bytes.size()));
     if (parser.Parse(&stream, graph_def)) return OkStatus();
     graph_def->Clear();
-    if (graph_def->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    if (graph_def->ParseFromArray(bytes.data(),
+                                  static_cast<int>(bytes.size()))) {
       return OkStatus();
     }
     return errors::InvalidArgument("Could not parse the GraphDef as text: ",
                                    collector.errors);
   }
   if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
-      !graph_def->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      !graph_def->ParseFromArray(bytes.data(),
+                                 static_cast<int>(bytes.size()))) {
     return errors::InvalidArgument(
         "Could not parse the GraphDef: the bytes are neither a binary nor a "
         "text-format GraphDef (truncated or corrupt file?)");

@@ -59,7 +59,8 @@ Status CandidateDevices(const std::vector<Device*>& devices,
   if (!parsed.ok()) return NodeError(n, parsed);
   std::vector<Device*> with_kernel;
   for (Device* d : devices) {
-    if (KernelDefAvailable(d->device_type(), n->def())) with_kernel.push_back(d);
+    if (KernelDefAvailable(d->device_type(), n->def()))
+      with_kernel.push_back(d);
   }
   if (with_kernel.empty()) {
     return NodeError(n, errors::InvalidArgument(
@@ -77,7 +78,8 @@ Status CandidateDevices(const std::vector<Device*>& devices,
     }
   }
   for (Device* d : named) {
-    if (KernelDefAvailable(d->device_type(), n->def())) candidates->push_back(d);
+    if (KernelDefAvailable(d->device_type(), n->def()))
+      candidates->push_back(d);
   }
   if (!candidates->empty()) return OkStatus();
   if (options.allow_soft_placement) {
@@ -97,7 +99,8 @@ Status CandidateDevices(const std::vector<Device*>& devices,
       n, errors::InvalidArgument(
              "Could not satisfy explicit device specification '",
              n->requested_device(), "' because no supported kernel for ",
-             named.front()->device_type(), " devices is available. "
+             named.front()->device_type(),
+             " devices is available. "
              "Registered kernels:\n",
              KernelsRegisteredForOp(n->type_string())));
 }
@@ -111,7 +114,8 @@ bool OnHost(const Device* device, MemoryType type) {
 
 Status PlaceGraph(const std::vector<Device*>& devices,
                   const PlacerOptions& options, Graph* graph) {
-  if (devices.empty()) return errors::FailedPrecondition("No devices to place on");
+  if (devices.empty())
+    return errors::FailedPrecondition("No devices to place on");
   Device* host = nullptr;
   for (Device* d : devices) {
     if (d->device_type() == DEVICE_CPU) {
@@ -133,9 +137,9 @@ Status PlaceGraph(const std::vector<Device*>& devices,
       const std::string other = c.substr(strlen(kColocationGroupPrefix));
       Node* peer = graph->FindNodeByName(other);
       if (peer == nullptr) {
-        return NodeError(n, errors::InvalidArgument(
-                                "Colocation constraint names node '", other,
-                                "', which is not in the graph"));
+        return NodeError(
+            n, errors::InvalidArgument("Colocation constraint names node '",
+                                       other, "', which is not in the graph"));
       }
       groups.Union(n->id(), peer->id());
     }
@@ -163,13 +167,12 @@ Status PlaceGraph(const std::vector<Device*>& devices,
       }
     }
     if (both.empty()) {
-      return NodeError(n, errors::InvalidArgument(
-                              "Cannot colocate node ", n->name(), " with ",
-                              group_first[g]->name(),
-                              ": no device satisfies both (", n->name(),
-                              " can run on [", DeviceList(candidates),
-                              "], the group on [", DeviceList(it->second),
-                              "])"));
+      return NodeError(
+          n, errors::InvalidArgument(
+                 "Cannot colocate node ", n->name(), " with ",
+                 group_first[g]->name(), ": no device satisfies both (",
+                 n->name(), " can run on [", DeviceList(candidates),
+                 "], the group on [", DeviceList(it->second), "])"));
     }
     it->second = std::move(both);
   }
@@ -228,8 +231,8 @@ Status PlaceGraph(const std::vector<Device*>& devices,
         Node*& copy = copies[{from->id(), from_port, to}];
         if (copy == nullptr) {
           NodeDef def;
-          def.set_name(absl::StrCat("_copy_", from->name(), "_", from_port,
-                                    "_", op, "_", copies.size()));
+          def.set_name(absl::StrCat("_copy_", from->name(), "_", from_port, "_",
+                                    op, "_", copies.size()));
           def.set_op(op);
           AddNodeAttr("T", type, &def);
           MF_ASSIGN_OR_RETURN(copy, graph->AddNode(std::move(def)));

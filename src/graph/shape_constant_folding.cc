@@ -37,8 +37,8 @@ bool Values(const Tensor& t, std::vector<int64_t>* out) {
 bool MakeTensor(DataType dtype, const TensorShape& shape,
                 const std::vector<int64_t>& values, int64_t max_elements,
                 FoldedValue* out) {
-  if (!IsIntType(dtype) || shape.num_elements() != static_cast<int64_t>(
-                                                       values.size()) ||
+  if (!IsIntType(dtype) ||
+      shape.num_elements() != static_cast<int64_t>(values.size()) ||
       shape.num_elements() > max_elements) {
     return false;
   }
@@ -142,10 +142,9 @@ bool SliceIndices(int64_t n, int64_t begin, int64_t end, int64_t stride,
   return true;
 }
 
-void FoldStridedSlice(const NodeDef& node_def,
-                      absl::Span<const KnownValue> in, DataType out_type,
-                      int64_t max_elements, InferenceContext* c,
-                      FoldedValue* out) {
+void FoldStridedSlice(const NodeDef& node_def, absl::Span<const KnownValue> in,
+                      DataType out_type, int64_t max_elements,
+                      InferenceContext* c, FoldedValue* out) {
   int64_t masks[5] = {0, 0, 0, 0, 0};
   const char* const names[5] = {"begin_mask", "end_mask", "ellipsis_mask",
                                 "new_axis_mask", "shrink_axis_mask"};
@@ -187,8 +186,7 @@ void FoldStridedSlice(const NodeDef& node_def,
 }
 
 void FoldArithmetic(const std::string& op, absl::Span<const KnownValue> in,
-                    DataType out_type, int64_t max_elements,
-                    FoldedValue* out) {
+                    DataType out_type, int64_t max_elements, FoldedValue* out) {
   if (in[0].tensor == nullptr || in[1].tensor == nullptr) return;
   std::vector<int64_t> x;
   std::vector<int64_t> y;
@@ -252,7 +250,8 @@ void FoldShapeComputation(const NodeDef& node_def,
     TensorShape shape;
     if (OutputShape(c, 0, &shape) && c->FullyDefined(s)) {
       std::vector<int64_t> dims;
-      for (int i = 0; i < c->Rank(s); ++i) dims.push_back(c->Value(c->Dim(s, i)));
+      for (int i = 0; i < c->Rank(s); ++i)
+        dims.push_back(c->Value(c->Dim(s, i)));
       MakeTensor(out_type, shape, dims, max_elements, out);
     }
     // The value is the input's shape itself, dim objects included.
@@ -267,8 +266,8 @@ void FoldShapeComputation(const NodeDef& node_def,
     MakeTensor(out_type, TensorShape(), {n}, max_elements, out);
   } else if (op == "Rank") {
     if (c->RankKnown(c->input(0))) {
-      MakeTensor(out_type, TensorShape(), {c->Rank(c->input(0))},
-                 max_elements, out);
+      MakeTensor(out_type, TensorShape(), {c->Rank(c->input(0))}, max_elements,
+                 out);
     }
   } else if (op == "Identity" || op == "StopGradient" || op == "Cast" ||
              op == "Reshape" || op == "ExpandDims" || op == "Squeeze") {
@@ -344,8 +343,8 @@ void FoldShapeComputation(const NodeDef& node_def,
       }
     }
     if (known) {
-      MakeTensor(out_type, TensorShape({static_cast<int64_t>(all.size())}),
-                 all, max_elements, out);
+      MakeTensor(out_type, TensorShape({static_cast<int64_t>(all.size())}), all,
+                 max_elements, out);
     }
     if (partial && dims.size() <= static_cast<size_t>(kMaxTensorRank)) {
       out->partial = c->MakeShape(dims);

@@ -58,8 +58,7 @@ Status GraphDefView::Create(const GraphDef& graph,
         if (src < 0) {
           return errors::AttachNodeContext(
               errors::InvalidArgument("Node '", node.name(),
-                                      "': unknown control input '", name,
-                                      "'"),
+                                      "': unknown control input '", name, "'"),
               node.name(), node.op());
         }
         view->control_.push_back(src);
@@ -284,8 +283,7 @@ Status ShapeRefiner::RefineGraph(const ShapeRefinerGraphView& graph) {
   return OkStatus();
 }
 
-Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph,
-                                int node) {
+Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph, int node) {
   const NodeDef& raw = *graph.node_def(node);
   const OpRegistrationData* reg = nullptr;
   auto cached = op_cache_.find(raw.op());
@@ -323,12 +321,11 @@ Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph,
     if (i < input_types.size() &&
         BaseType(input_types[i]) != BaseType(src.dtype)) {
       return errors::AttachNodeContext(
-          errors::InvalidArgument(
-              "Input ", i, " of node ", def.name(), " was passed ",
-              DataTypeString(src.dtype), " from ",
-              graph.node_def(in.node)->name(), ":", in.index,
-              " incompatible with expected ", DataTypeString(input_types[i]),
-              "."),
+          errors::InvalidArgument("Input ", i, " of node ", def.name(),
+                                  " was passed ", DataTypeString(src.dtype),
+                                  " from ", graph.node_def(in.node)->name(),
+                                  ":", in.index, " incompatible with expected ",
+                                  DataTypeString(input_types[i]), "."),
           def.name(), def.op());
     }
     input_shapes[i] = src.shape;
@@ -388,8 +385,8 @@ Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph,
     return OkStatus();
   }
   std::vector<internal::FoldedValue> folded;
-  internal::FoldShapeComputation(def, known, output_types,
-                                 kMaxConstantElements, &c, &folded);
+  internal::FoldShapeComputation(def, known, output_types, kMaxConstantElements,
+                                 &c, &folded);
   for (size_t i = 0; i < folded.size(); ++i) {
     OutputInfo& info = outputs_[first_output_[node] + i];
     if (folded[i].has_tensor) {
@@ -419,8 +416,7 @@ ShapeHandle ShapeRefiner::output_shape(int node, int index) const {
   return outputs_[first_output_[node] + index].shape;
 }
 
-PartialTensorShape ShapeRefiner::OutputPartialShape(int node,
-                                                    int index) const {
+PartialTensorShape ShapeRefiner::OutputPartialShape(int node, int index) const {
   return InferenceContext::AsPartialTensorShape(output_shape(node, index));
 }
 

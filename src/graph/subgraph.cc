@@ -32,8 +32,8 @@ Status ParseTensorName(const std::string& name, TensorId* id) {
 
 namespace {
 
-Status FindOutput(const Graph& graph, const std::string& name,
-                  const char* role, Node** node, int* port) {
+Status FindOutput(const Graph& graph, const std::string& name, const char* role,
+                  Node** node, int* port) {
   TensorId id;
   MF_RETURN_IF_ERROR(ParseTensorName(name, &id));
   *node = graph.FindNodeByName(id.node);
@@ -79,12 +79,10 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
                                      "' is fed more than once");
     }
     MF_ASSIGN_OR_RETURN(
-        Node * arg,
-        graph->AddNode(EndpointDef(absl::StrCat("_arg_", node->name(), "_",
-                                                port, "_", i),
-                                   kArgOp, node->output_type(port),
-                                   static_cast<int>(i),
-                                   node->requested_device())));
+        Node * arg, graph->AddNode(EndpointDef(
+                        absl::StrCat("_arg_", node->name(), "_", port, "_", i),
+                        kArgOp, node->output_type(port), static_cast<int>(i),
+                        node->requested_device())));
     // Copy: re-pointing edges edits out_edges().
     const std::vector<const Edge*> out = node->out_edges();
     for (const Edge* e : out) {
@@ -105,20 +103,18 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
     const int src_port = it == fed.end() ? port : 0;
     MF_ASSIGN_OR_RETURN(
         Node * retval,
-        graph->AddNode(EndpointDef(absl::StrCat("_retval_", node->name(), "_",
-                                                port, "_", j),
-                                   kRetvalOp, node->output_type(port),
-                                   static_cast<int>(j),
-                                   node->requested_device())));
+        graph->AddNode(EndpointDef(
+            absl::StrCat("_retval_", node->name(), "_", port, "_", j),
+            kRetvalOp, node->output_type(port), static_cast<int>(j),
+            node->requested_device())));
     graph->AddEdge(src, src_port, retval, 0);
     roots.push_back(retval);
   }
   for (const std::string& target : targets) {
     Node* node = graph->FindNodeByName(target);
     if (node == nullptr) {
-      return errors::NotFound("Target '", target,
-                              "': there is no node named '", target,
-                              "' in the graph");
+      return errors::NotFound("Target '", target, "': there is no node named '",
+                              target, "' in the graph");
     }
     roots.push_back(node);
   }

@@ -28,13 +28,13 @@ class AddNOp : public OpKernel {
       return;
     }
     for (int i = 1; i < num; ++i) {
-      OP_REQUIRES(ctx, input0.shape().IsSameSize(ctx->input(i).shape()),
-                  errors::InvalidArgument(
-                      "Inputs to operation ", name(), " of type ",
-                      type_string(),
-                      " must have the same size and shape.  Input 0: ",
-                      input0.shape().DebugString(), " != input ", i, ": ",
-                      ctx->input(i).shape().DebugString()));
+      OP_REQUIRES(
+          ctx, input0.shape().IsSameSize(ctx->input(i).shape()),
+          errors::InvalidArgument(
+              "Inputs to operation ", name(), " of type ", type_string(),
+              " must have the same size and shape.  Input 0: ",
+              input0.shape().DebugString(), " != input ", i, ": ",
+              ctx->input(i).shape().DebugString()));
     }
     // The forwarded input goes first, so the first pass (which writes the
     // output) reads it before anything overwrites it.
@@ -66,9 +66,9 @@ class AddNOp : public OpKernel {
   }
 };
 
-#define REGISTER_CPU(T)                                            \
-  REGISTER_KERNEL_BUILDER(                                         \
-      Name("AddN").Device(DEVICE_CPU).TypeConstraint<T>("T"),      \
+#define REGISTER_CPU(T)                                       \
+  REGISTER_KERNEL_BUILDER(                                    \
+      Name("AddN").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
       AddNOp<CPUDevice, T>);
 MF_CALL_CORE_REAL_TYPES(REGISTER_CPU)
 #undef REGISTER_CPU

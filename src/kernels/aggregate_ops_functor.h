@@ -26,9 +26,9 @@ struct AddNChunk {
           out.device(d) = out.binaryExpr(in[0], f).binaryExpr(in[1], f);
           return;
         case 3:
-          out.device(d) = out.binaryExpr(in[0], f)
-                              .binaryExpr(in[1], f)
-                              .binaryExpr(in[2], f);
+          out.device(d) =
+              out.binaryExpr(in[0], f).binaryExpr(in[1], f).binaryExpr(in[2],
+                                                                       f);
           return;
       }
     } else {
@@ -40,10 +40,9 @@ struct AddNChunk {
           out.device(d) = in[0].binaryExpr(in[1], f).binaryExpr(in[2], f);
           return;
         case 4:
-          out.device(d) = in[0]
-                              .binaryExpr(in[1], f)
-                              .binaryExpr(in[2], f)
-                              .binaryExpr(in[3], f);
+          out.device(d) =
+              in[0].binaryExpr(in[1], f).binaryExpr(in[2], f).binaryExpr(in[3],
+                                                                         f);
           return;
       }
     }

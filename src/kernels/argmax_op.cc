@@ -70,13 +70,13 @@ class ArgOp : public OpKernel {
                                         -input_dims, ", ", input_dims,
                                         "), but got ", dim));
     const int64_t axis_size = input.dim_size(static_cast<int>(axis));
-    OP_REQUIRES(ctx, axis_size > 0,
-                errors::InvalidArgument("Reduction axis ", dim,
-                                        " is empty in shape ",
-                                        input.shape().DebugString()));
     OP_REQUIRES(
-        ctx, axis_size - 1 <= static_cast<int64_t>(
-                                  std::numeric_limits<Tout>::max()),
+        ctx, axis_size > 0,
+        errors::InvalidArgument("Reduction axis ", dim, " is empty in shape ",
+                                input.shape().DebugString()));
+    OP_REQUIRES(
+        ctx,
+        axis_size - 1 <= static_cast<int64_t>(std::numeric_limits<Tout>::max()),
         errors::InvalidArgument("Reduction axis ", dim, " has ", axis_size,
                                 " elements, too many for output_type ",
                                 DataTypeString(DataTypeToEnum<Tout>::v())));
@@ -131,19 +131,19 @@ class ArgOp : public OpKernel {
   }
 };
 
-#define REGISTER_ARG(NAME, T, TOUT, MAX, TIDX_TYPES)                      \
-  REGISTER_KERNEL_BUILDER(Name(NAME)                                      \
-                              .Device(DEVICE_CPU)                         \
-                              .TypeConstraint<T>("T")                     \
-                              .TypeConstraint<TOUT>("output_type")        \
-                              .TypeConstraint("Tidx", TIDX_TYPES),        \
+#define REGISTER_ARG(NAME, T, TOUT, MAX, TIDX_TYPES)               \
+  REGISTER_KERNEL_BUILDER(Name(NAME)                               \
+                              .Device(DEVICE_CPU)                  \
+                              .TypeConstraint<T>("T")              \
+                              .TypeConstraint<TOUT>("output_type") \
+                              .TypeConstraint("Tidx", TIDX_TYPES), \
                           ArgOp<T, TOUT, MAX>);
 constexpr DataType kArgMaxTidx[] = {DT_INT16, DT_INT32, DT_INT64};
 constexpr DataType kArgMinTidx[] = {DT_INT32, DT_INT64};
-#define REGISTER_CPU(T)                                           \
-  REGISTER_ARG("ArgMax", T, int32_t, true, kArgMaxTidx)        \
-  REGISTER_ARG("ArgMax", T, int64_t, true, kArgMaxTidx)        \
-  REGISTER_ARG("ArgMin", T, int32_t, false, kArgMinTidx)       \
+#define REGISTER_CPU(T)                                  \
+  REGISTER_ARG("ArgMax", T, int32_t, true, kArgMaxTidx)  \
+  REGISTER_ARG("ArgMax", T, int64_t, true, kArgMaxTidx)  \
+  REGISTER_ARG("ArgMin", T, int32_t, false, kArgMinTidx) \
   REGISTER_ARG("ArgMin", T, int64_t, false, kArgMinTidx)
 MF_CALL_CORE_REAL_TYPES(REGISTER_CPU)
 TF_CALL_bool(REGISTER_CPU)

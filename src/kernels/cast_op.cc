@@ -32,9 +32,10 @@ constexpr bool kIsFloat =
     std::is_floating_point<T>::value || kIsHalfOrBfloat16<T>;
 
 template <typename T>
-constexpr int kDigits = std::is_same<T, half>::value       ? 11
-                        : std::is_same<T, bfloat16>::value ? 8
-                        : std::numeric_limits<T>::digits;
+constexpr int kDigits =
+    std::is_same<T, half>::value       ? 11
+    : std::is_same<T, bfloat16>::value ? 8
+                                       : std::numeric_limits<T>::digits;
 
 template <typename T>
 double ToDouble(T v) {
@@ -77,8 +78,8 @@ Dst Convert(Src v) {
 // Truncate=true: a wider floating type loses its extra mantissa bits by
 // truncation instead of rounding (TensorFlow's LSBZeroSetter). NaN is kept.
 template <typename Src, typename Dst>
-constexpr bool kTruncates =
-    kIsFloat<Src> && kIsFloat<Dst> && (kDigits<Src> > kDigits<Dst>);
+constexpr bool kTruncates = kIsFloat<Src>&& kIsFloat<Dst> &&
+                            (kDigits<Src> > kDigits<Dst>);
 
 template <typename Src, typename Dst>
 Src ZeroDroppedBits(Src v) {
@@ -132,20 +133,20 @@ void CastLoop(const CPUDevice& d, const Tensor& in, Tensor* out) {
 }
 
 // The types Cast supports on the CPU.
-#define MF_CALL_CAST_TYPES(m)                                            \
-  TF_CALL_bool(m) TF_CALL_uint8(m) TF_CALL_uint16(m) TF_CALL_uint32(m)   \
+#define MF_CALL_CAST_TYPES(m)                                             \
+  TF_CALL_bool(m) TF_CALL_uint8(m) TF_CALL_uint16(m) TF_CALL_uint32(m)    \
       TF_CALL_uint64(m) TF_CALL_int8(m) TF_CALL_int16(m) TF_CALL_int32(m) \
-          TF_CALL_int64(m) TF_CALL_half(m) TF_CALL_bfloat16(m)           \
+          TF_CALL_int64(m) TF_CALL_half(m) TF_CALL_bfloat16(m)            \
               TF_CALL_float(m) TF_CALL_double(m)
 
 template <typename Src>
 CastFn GetCastFrom(DataType dst, bool truncate) {
   switch (dst) {
-#define CASE(T)                                          \
-  case DataTypeToEnum<T>::value:                         \
-    if constexpr (kTruncates<Src, T>) {                  \
-      if (truncate) return &CastLoop<Src, T, true>;      \
-    }                                                    \
+#define CASE(T)                                     \
+  case DataTypeToEnum<T>::value:                    \
+    if constexpr (kTruncates<Src, T>) {             \
+      if (truncate) return &CastLoop<Src, T, true>; \
+    }                                               \
     return &CastLoop<Src, T, false>;
     MF_CALL_CAST_TYPES(CASE)
 #undef CASE
@@ -177,10 +178,10 @@ class CastOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate));
     if (src == dst) return;  // Identity: cast_ stays null.
     cast_ = GetCastFn(src, dst, truncate);
-    OP_REQUIRES(ctx, cast_ != nullptr,
-                errors::Unimplemented("Cast ", DataTypeString(src), " to ",
-                                      DataTypeString(dst),
-                                      " is not supported"));
+    OP_REQUIRES(
+        ctx, cast_ != nullptr,
+        errors::Unimplemented("Cast ", DataTypeString(src), " to ",
+                              DataTypeString(dst), " is not supported"));
   }
 
   void Compute(OpKernelContext* ctx) override {

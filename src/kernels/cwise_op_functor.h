@@ -26,9 +26,9 @@ namespace functor {
 namespace internal {
 
 template <typename T>
-struct IsInt
-    : std::integral_constant<bool, std::is_integral<T>::value &&
-                                       !std::is_same<T, bool>::value> {};
+struct IsInt : std::integral_constant<bool, std::is_integral<T>::value &&
+                                                !std::is_same<T, bool>::value> {
+};
 
 // The unsigned type wrapping arithmetic for T is done in: at least
 // `unsigned int`, so that small types do not promote to (signed) int.
@@ -59,9 +59,8 @@ EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE T WrapNeg(T a) {
 
 // Floating types whose math runs in float (half, bfloat16) or double.
 template <typename T>
-using CalcType =
-    typename std::conditional<std::is_same<T, double>::value, double,
-                              float>::type;
+using CalcType = typename std::conditional<std::is_same<T, double>::value,
+                                           double, float>::type;
 
 }  // namespace internal
 
@@ -262,13 +261,13 @@ struct floor_fmod_op {
 
 // --- Comparisons and logic: bool results, no packet form.
 
-#define MF_CWISE_COMPARE_OP(Name, OP)                                      \
-  template <typename T>                                                    \
-  struct Name {                                                            \
-    EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE bool operator()(const T& a,      \
+#define MF_CWISE_COMPARE_OP(Name, OP)                                         \
+  template <typename T>                                                       \
+  struct Name {                                                               \
+    EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE bool operator()(const T& a,         \
                                                           const T& b) const { \
-      return a OP b;                                                       \
-    }                                                                      \
+      return a OP b;                                                          \
+    }                                                                         \
   };
 MF_CWISE_COMPARE_OP(less_op, <)
 MF_CWISE_COMPARE_OP(less_equal_op, <=)
@@ -304,7 +303,8 @@ struct scalar_left : private Binary {
   using result_type = Tout;
   const Tin* left;
   EIGEN_DEVICE_FUNC explicit scalar_left(const Tin* l) : left(l) {}
-  EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE Tout operator()(const Tin& right) const {
+  EIGEN_DEVICE_FUNC EIGEN_STRONG_INLINE Tout
+  operator()(const Tin& right) const {
     return Binary::operator()(*left, right);
   }
   template <typename Packet>
@@ -351,16 +351,17 @@ struct base {
 
 // Types whose arithmetic must wrap (Note [Integer overflow in kernels]).
 template <typename T, typename IntOp, typename FloatOp>
-using IntOr = typename std::conditional<internal::IsInt<T>::value, IntOp,
-                                        FloatOp>::type;
+using IntOr =
+    typename std::conditional<internal::IsInt<T>::value, IntOp, FloatOp>::type;
 
 // Unary.
 template <typename T>
 struct neg : base<T, IntOr<T, wrapping_neg_op<T>,
                            Eigen::internal::scalar_opposite_op<T>>> {};
 template <typename T>
-struct abs : base<T, IntOr<T, wrapping_abs_op<T>,
-                           Eigen::internal::scalar_abs_op<T>>> {};
+struct abs
+    : base<T, IntOr<T, wrapping_abs_op<T>, Eigen::internal::scalar_abs_op<T>>> {
+};
 template <typename T>
 struct sign : base<T, Eigen::internal::scalar_sign_op<T>> {};
 template <typename T>
@@ -393,16 +394,17 @@ struct ceil : base<T, Eigen::internal::scalar_ceil_op<T>> {};
 // Banker's rounding (half to even), as TensorFlow's Round; identity on
 // integers.
 template <typename T>
-struct round : base<T, IntOr<T, identity_op<T>,
-                             Eigen::internal::scalar_rint_op<T>>> {};
+struct round
+    : base<T, IntOr<T, identity_op<T>, Eigen::internal::scalar_rint_op<T>>> {};
 template <typename T>
 struct reciprocal : base<T, Eigen::internal::scalar_inverse_op<T>> {};
 struct logical_not : base<bool, logical_not_op> {};
 
 // Binary.
 template <typename T>
-struct add : base<T, IntOr<T, wrapping_sum_op<T>,
-                           Eigen::internal::scalar_sum_op<T>>> {};
+struct add
+    : base<T, IntOr<T, wrapping_sum_op<T>, Eigen::internal::scalar_sum_op<T>>> {
+};
 template <typename T>
 struct sub : base<T, IntOr<T, wrapping_difference_op<T>,
                            Eigen::internal::scalar_difference_op<T>>> {};
@@ -415,14 +417,14 @@ template <typename T>
 struct squared_difference : base<T, squared_difference_op<T>> {};
 template <typename T>
 struct maximum
-    : base<T, IntOr<T, Eigen::internal::scalar_max_op<T, T>,
-                    Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>>> {
-};
+    : base<T,
+           IntOr<T, Eigen::internal::scalar_max_op<T, T>,
+                 Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>>> {};
 template <typename T>
 struct minimum
-    : base<T, IntOr<T, Eigen::internal::scalar_min_op<T, T>,
-                    Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>>> {
-};
+    : base<T,
+           IntOr<T, Eigen::internal::scalar_min_op<T, T>,
+                 Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>>> {};
 template <typename T>
 struct floor_div_real : base<T, floor_div_real_op<T>> {};
 template <typename T>
@@ -512,7 +514,8 @@ struct BinaryFunctor {
              const Eigen::array<Eigen::DenseIndex, NDIMS>& bcast0,
              typename TTypes<Tin, NDIMS>::ConstTensor in1,
              const Eigen::array<Eigen::DenseIndex, NDIMS>& bcast1) {
-    out.device(d) = in0.broadcast(bcast0).binaryExpr(in1.broadcast(bcast1), F());
+    out.device(d) =
+        in0.broadcast(bcast0).binaryExpr(in1.broadcast(bcast1), F());
   }
 };
 
@@ -524,15 +527,24 @@ namespace internal {
 
 template <typename T>
 struct functor_traits<minflow::functor::wrapping_sum_op<T>> {
-  enum { Cost = NumTraits<T>::AddCost, PacketAccess = packet_traits<T>::HasAdd };
+  enum {
+    Cost = NumTraits<T>::AddCost,
+    PacketAccess = packet_traits<T>::HasAdd
+  };
 };
 template <typename T>
 struct functor_traits<minflow::functor::wrapping_difference_op<T>> {
-  enum { Cost = NumTraits<T>::AddCost, PacketAccess = packet_traits<T>::HasSub };
+  enum {
+    Cost = NumTraits<T>::AddCost,
+    PacketAccess = packet_traits<T>::HasSub
+  };
 };
 template <typename T>
 struct functor_traits<minflow::functor::wrapping_product_op<T>> {
-  enum { Cost = NumTraits<T>::MulCost, PacketAccess = packet_traits<T>::HasMul };
+  enum {
+    Cost = NumTraits<T>::MulCost,
+    PacketAccess = packet_traits<T>::HasMul
+  };
 };
 template <typename T>
 struct functor_traits<minflow::functor::wrapping_neg_op<T>> {
@@ -544,7 +556,10 @@ struct functor_traits<minflow::functor::wrapping_abs_op<T>> {
 };
 template <typename T>
 struct functor_traits<minflow::functor::wrapping_square_op<T>> {
-  enum { Cost = NumTraits<T>::MulCost, PacketAccess = packet_traits<T>::HasMul };
+  enum {
+    Cost = NumTraits<T>::MulCost,
+    PacketAccess = packet_traits<T>::HasMul
+  };
 };
 template <typename T>
 struct functor_traits<minflow::functor::identity_op<T>> {

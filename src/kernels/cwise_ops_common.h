@@ -339,8 +339,8 @@ class UnaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({0}, 0,
-                                                              in.shape(), &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, in.shape(), &out));
     if (in.NumElements() == 0) return;
     functor::UnaryFunctor<Device, Functor>()(ctx->eigen_device<Device>(),
                                              out->template flat<Tout>(),

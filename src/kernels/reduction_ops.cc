@@ -43,10 +43,10 @@ struct ComputeTypeOf {
   using type = typename std::conditional<kIsLowFloat<T>, float, T>::type;
 };
 template <typename T, Kind K>
-struct ComputeTypeOf<T, K,
-                     typename std::enable_if<std::is_integral<T>::value &&
-                                             K != Kind::kMax &&
-                                             K != Kind::kMin>::type> {
+struct ComputeTypeOf<
+    T, K,
+    typename std::enable_if<std::is_integral<T>::value && K != Kind::kMax &&
+                            K != Kind::kMin>::type> {
   using type = typename std::make_unsigned<T>::type;
 };
 template <typename T, Kind K>
@@ -181,12 +181,13 @@ class ReductionOp : public OpKernel {
       OP_REQUIRES(ctx,
                   reshaped.CopyFrom(data, TensorShape(helper.data_reshape())),
                   errors::Internal("Error during reduction copy."));
-      OP_REQUIRES_OK(ctx, ctx->allocate_temp(data.dtype(),
-                                             helper.shuffled_shape(),
-                                             &shuffled));
+      OP_REQUIRES_OK(
+          ctx,
+          ctx->allocate_temp(data.dtype(), helper.shuffled_shape(), &shuffled));
       const auto perm = helper.permutation();
-      OP_REQUIRES_OK(ctx, DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
-                                      reshaped, perm, &shuffled));
+      OP_REQUIRES_OK(ctx,
+                     DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
+                                 reshaped, perm, &shuffled));
       src = &shuffled;
       plan.dims = {out_size, data.NumElements() / out_size};
       plan.reduce_first = false;
@@ -203,14 +204,16 @@ class ReductionOp : public OpKernel {
       ReduceEigen<float, typename EigenReducer<float, K>::type>(
           d, in_f.base<const float>(), plan, o);
       if (K == Kind::kMean) {
-        for (int64_t i = 0; i < out_size; ++i) o[i] /= static_cast<float>(count);
+        for (int64_t i = 0; i < out_size; ++i)
+          o[i] /= static_cast<float>(count);
       }
       out->flat<T>().device(d) = out_f.flat<float>().template cast<T>();
     } else if constexpr (K == Kind::kMean && std::is_same<T, int32_t>::value) {
       Tensor wide;
       Tensor wide_out;
       OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_INT64, src->shape(), &wide));
-      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_INT64, out->shape(), &wide_out));
+      OP_REQUIRES_OK(ctx,
+                     ctx->allocate_temp(DT_INT64, out->shape(), &wide_out));
       wide.flat<int64_t>().device(d) =
           src->flat<int32_t>().template cast<int64_t>();
       ReduceEigen<uint64_t, Eigen::internal::SumReducer<uint64_t>>(
@@ -240,17 +243,17 @@ class ReductionOp : public OpKernel {
 
 constexpr DataType kTidxTypes[] = {DT_INT32, DT_INT64};
 
-#define REGISTER_KIND(NAME, KIND, T)                                     \
-  REGISTER_KERNEL_BUILDER(Name(NAME)                                     \
-                              .Device(DEVICE_CPU)                        \
-                              .TypeConstraint<T>("T")                    \
-                              .TypeConstraint("Tidx", kTidxTypes),     \
+#define REGISTER_KIND(NAME, KIND, T)                               \
+  REGISTER_KERNEL_BUILDER(Name(NAME)                               \
+                              .Device(DEVICE_CPU)                  \
+                              .TypeConstraint<T>("T")              \
+                              .TypeConstraint("Tidx", kTidxTypes), \
                           ReductionOp<T, KIND>);
-#define REGISTER_CPU(T)                        \
-  REGISTER_KIND("Sum", Kind::kSum, T)          \
-  REGISTER_KIND("Mean", Kind::kMean, T)        \
-  REGISTER_KIND("Prod", Kind::kProd, T)        \
-  REGISTER_KIND("Max", Kind::kMax, T)          \
+#define REGISTER_CPU(T)                 \
+  REGISTER_KIND("Sum", Kind::kSum, T)   \
+  REGISTER_KIND("Mean", Kind::kMean, T) \
+  REGISTER_KIND("Prod", Kind::kProd, T) \
+  REGISTER_KIND("Max", Kind::kMax, T)   \
   REGISTER_KIND("Min", Kind::kMin, T)
 MF_CALL_CORE_REAL_TYPES(REGISTER_CPU)
 #undef REGISTER_CPU

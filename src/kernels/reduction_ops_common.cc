@@ -4,14 +4,14 @@ namespace minflow {
 namespace {
 
 template <typename Tidx>
-Status MarkAxes(const Tensor& axis, int rank, absl::InlinedVector<bool, 8>* bitmap) {
+Status MarkAxes(const Tensor& axis, int rank,
+                absl::InlinedVector<bool, 8>* bitmap) {
   const Tidx* v = axis.base<const Tidx>();
   for (int64_t i = 0; i < axis.NumElements(); ++i) {
     const int64_t index = static_cast<int64_t>(v[i]);
     if (index < -rank || index >= rank) {
       return errors::InvalidArgument("Invalid reduction dimension (", index,
-                                     " for input with ", rank,
-                                     " dimension(s)");
+                                     " for input with ", rank, " dimension(s)");
     }
     const int64_t d = index < 0 ? index + rank : index;
     if ((*bitmap)[d]) {

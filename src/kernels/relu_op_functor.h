@@ -47,9 +47,9 @@ struct selu : base<T, void> {
   static auto Expr(const In& in) {
     const T scale = static_cast<T>(1.0507009873554804934193349852946);
     const T scale_alpha = static_cast<T>(1.7580993408473768599402175208123);
-    return (in < T(0))
-        .select((in.exp() - in.constant(T(1))) * in.constant(scale_alpha),
-                in * in.constant(scale));
+    return (in < T(0)).select(
+        (in.exp() - in.constant(T(1))) * in.constant(scale_alpha),
+        in * in.constant(scale));
   }
 };
 template <typename T>
@@ -61,8 +61,9 @@ struct softplus : base<T, void> {
     const T threshold =
         Eigen::numext::log(Eigen::NumTraits<T>::epsilon()) + T(2);
     return (in > -threshold)
-        .select(in, (in < threshold)
-                        .select(in.exp(), (in.exp() + in.constant(T(1))).log()));
+        .select(in,
+                (in < threshold)
+                    .select(in.exp(), (in.exp() + in.constant(T(1))).log()));
   }
 };
 

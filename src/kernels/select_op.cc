@@ -112,7 +112,8 @@ class SelectV2Op : public OpKernel {
     const Tensor& cond = ctx->input(0);
     const Tensor& then = ctx->input(1);
     const Tensor& else_ = ctx->input(2);
-    const BCastList<3> bcast({cond.shape().dim_sizes(), then.shape().dim_sizes(),
+    const BCastList<3> bcast({cond.shape().dim_sizes(),
+                              then.shape().dim_sizes(),
                               else_.shape().dim_sizes()});
     OP_REQUIRES(ctx, bcast.IsValid(),
                 errors::InvalidArgument(
@@ -120,11 +121,11 @@ class SelectV2Op : public OpKernel {
                     then.shape().DebugString(), ", and else ",
                     else_.shape().DebugString(), " must be broadcastable"));
     TensorShape out_shape;
-    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(bcast.output_shape(),
-                                                      &out_shape));
+    OP_REQUIRES_OK(
+        ctx, TensorShape::BuildTensorShape(bcast.output_shape(), &out_shape));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output({1, 2}, 0,
-                                                              out_shape, &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({1, 2}, 0, out_shape, &out));
     if (out->NumElements() == 0) return;
     const std::array<internal::BCastVec, 3> strides = {
         BCastStrides(bcast.reshape(0)), BCastStrides(bcast.reshape(1)),
@@ -160,12 +161,11 @@ class SelectV2Op : public OpKernel {
   }
 };
 
-#define REGISTER_CPU(T)                                                   \
-  REGISTER_KERNEL_BUILDER(                                                \
+#define REGISTER_CPU(T)                                                    \
+  REGISTER_KERNEL_BUILDER(                                                 \
       Name("Select").Device(DEVICE_CPU).TypeConstraint<T>("T"), SelectOp); \
-  REGISTER_KERNEL_BUILDER(                                                \
-      Name("SelectV2").Device(DEVICE_CPU).TypeConstraint<T>("T"),         \
-      SelectV2Op);
+  REGISTER_KERNEL_BUILDER(                                                 \
+      Name("SelectV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), SelectV2Op);
 TF_CALL_ALL_TYPES(REGISTER_CPU)
 #undef REGISTER_CPU
 

@@ -49,11 +49,11 @@ class SoftmaxOp : public OpKernel {
   bool log_ = false;
 };
 
-#define REGISTER_CPU(T)                                           \
-  REGISTER_KERNEL_BUILDER(                                        \
-      Name("Softmax").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \
-      SoftmaxOp<CPUDevice, T>);                                   \
-  REGISTER_KERNEL_BUILDER(                                        \
+#define REGISTER_CPU(T)                                             \
+  REGISTER_KERNEL_BUILDER(                                          \
+      Name("Softmax").Device(DEVICE_CPU).TypeConstraint<T>("T"),    \
+      SoftmaxOp<CPUDevice, T>);                                     \
+  REGISTER_KERNEL_BUILDER(                                          \
       Name("LogSoftmax").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
       SoftmaxOp<CPUDevice, T>);
 MF_CALL_CORE_FLOAT_TYPES(REGISTER_CPU)

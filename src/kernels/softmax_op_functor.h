@@ -27,11 +27,10 @@ struct SoftmaxFunctor {
     Eigen::IndexList<Eigen::type2index<1>, Eigen::DenseIndex> one_by_class;
     one_by_class.set(1, num_classes);
 
-    auto shifted_logits =
-        logits - logits.maximum(along_class)
-                     .eval()
-                     .reshape(batch_by_one)
-                     .broadcast(one_by_class);
+    auto shifted_logits = logits - logits.maximum(along_class)
+                                       .eval()
+                                       .reshape(batch_by_one)
+                                       .broadcast(one_by_class);
     if (log) {
       softmax.device(d) = shifted_logits;
       softmax.device(d) = softmax - softmax.exp()

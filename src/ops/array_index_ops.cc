@@ -56,10 +56,9 @@ Status BuildDenseSlice(int64_t input_rank, int64_t sparse_dims,
   for (int64_t i = 0; i < sparse_dims; ++i) {
     const uint64_t bit = uint64_t{1} << i;
     if (ellipsis_mask & bit) {
-      const int64_t next =
-          std::min(input_rank - (sparse_dims - i) + 1 +
-                       num_add_axis_after_ellipsis,
-                   input_rank);
+      const int64_t next = std::min(
+          input_rank - (sparse_dims - i) + 1 + num_add_axis_after_ellipsis,
+          input_rank);
       for (; full < next; ++full) {
         dense->begin_mask |= uint64_t{1} << full;
         dense->end_mask |= uint64_t{1} << full;
@@ -214,8 +213,8 @@ Status StridedSliceShape(InferenceContext* c) {
       if (shrink) {
         const int64_t fwd = b < 0 ? dim + b : b;
         if (fwd < 0 || fwd >= dim) {
-          return errors::InvalidArgument("slice index ", b, " of dimension ",
-                                         i, " out of bounds.");
+          return errors::InvalidArgument("slice index ", b, " of dimension ", i,
+                                         " out of bounds.");
         }
         b = fwd;
         e = fwd + 1;
@@ -253,7 +252,8 @@ Status StridedSliceShape(InferenceContext* c) {
   return OkStatus();
 }
 
-// ---- GatherV2, OneHot ---------------------------------------------------------------------
+// ---- GatherV2, OneHot
+// ---------------------------------------------------------------------
 
 Status GatherV2Shape(InferenceContext* c) {
   ShapeHandle params;
@@ -267,8 +267,8 @@ Status GatherV2Shape(InferenceContext* c) {
     return errors::InvalidArgument("batch_dims ", batch_dims,
                                    " is beyond the maximum rank");
   }
-  MF_RETURN_IF_ERROR(c->WithRankAtLeast(indices, std::abs(batch_dims),
-                                        &indices));
+  MF_RETURN_IF_ERROR(
+      c->WithRankAtLeast(indices, std::abs(batch_dims), &indices));
   if (batch_dims < 0) {
     if (!c->RankKnown(indices)) return shape_inference::UnknownShape(c);
     batch_dims += c->Rank(indices);
@@ -277,8 +277,8 @@ Status GatherV2Shape(InferenceContext* c) {
   if (axis_t == nullptr) {
     // params[:axis] + indices[batch_dims:] + params[axis+1:].
     if (c->RankKnown(params) && c->RankKnown(indices)) {
-      const int64_t rank = int64_t{c->Rank(params)} + c->Rank(indices) - 1 -
-                           batch_dims;
+      const int64_t rank =
+          int64_t{c->Rank(params)} + c->Rank(indices) - 1 - batch_dims;
       if (rank < 0) {
         return errors::InvalidArgument("batch_dims (", batch_dims,
                                        ") must be less than rank(params) (",
@@ -293,9 +293,10 @@ Status GatherV2Shape(InferenceContext* c) {
   int64_t axis;
   MF_RETURN_IF_ERROR(c->GetScalarFromTensor(axis_t, &axis));
   if (axis >= kMaxTensorRank || axis < -kMaxTensorRank) {
-    return errors::InvalidArgument("Expected axis in the range [-rank, rank), "
-                                   "but got ",
-                                   axis);
+    return errors::InvalidArgument(
+        "Expected axis in the range [-rank, rank), "
+        "but got ",
+        axis);
   }
   MF_RETURN_IF_ERROR(
       c->WithRankAtLeast(params, axis < 0 ? -axis : axis + 1, &unused));

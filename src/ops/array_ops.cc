@@ -70,17 +70,18 @@ Status IdentityNShape(InferenceContext* c) {
   return c->set_output("output", inputs);
 }
 
-// ---- Shape queries ------------------------------------------------------------
+// ---- Shape queries
+// ------------------------------------------------------------
 
 Status ShapeOpShape(InferenceContext* c) {
   const ShapeHandle input = c->input(0);
-  c->set_output(0, c->Vector(c->RankKnown(input)
-                                 ? c->MakeDim(c->Rank(input))
-                                 : c->UnknownDim()));
+  c->set_output(0, c->Vector(c->RankKnown(input) ? c->MakeDim(c->Rank(input))
+                                                 : c->UnknownDim()));
   return OkStatus();
 }
 
-// ---- Reshape ----------------------------------------------------------------------
+// ---- Reshape
+// ----------------------------------------------------------------------
 
 // Checks a known `shape` value as the kernel will: one -1 at most, no other
 // negative sizes.
@@ -91,9 +92,10 @@ Status CheckReshapeValue(const Tensor& shape_t) {
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
       if (unknown >= 0) {
-        return errors::InvalidArgument("Only one input size may be -1, not "
-                                       "both ",
-                                       unknown, " and ", i);
+        return errors::InvalidArgument(
+            "Only one input size may be -1, not "
+            "both ",
+            unknown, " and ", i);
       }
       unknown = static_cast<int>(i);
     } else if (sizes[i] < 0) {
@@ -108,9 +110,8 @@ Status CheckReshapeValue(const Tensor& shape_t) {
 // none); *too_many when it has more than one. Dims marked in `cancelled`
 // are left out (they appear on both sides of the reshape).
 Status KnownElements(InferenceContext* c, ShapeHandle s,
-                     const std::vector<bool>& cancelled,
-                     DimensionHandle* known, int* unknown_idx,
-                     bool* too_many) {
+                     const std::vector<bool>& cancelled, DimensionHandle* known,
+                     int* unknown_idx, bool* too_many) {
   *unknown_idx = -1;
   *known = c->MakeDim(1);
   for (int i = 0; i < c->Rank(s); ++i) {
@@ -166,16 +167,15 @@ Status ReshapeShape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(KnownElements(c, out, out_cancelled, &known_out,
                                    &out_unknown, &too_many));
   if (!too_many) {
-    MF_RETURN_IF_ERROR(KnownElements(c, in, in_cancelled, &known_in,
-                                     &in_unknown, &too_many));
+    MF_RETURN_IF_ERROR(
+        KnownElements(c, in, in_cancelled, &known_in, &in_unknown, &too_many));
   }
   if (!too_many) {
     const int64_t in_elems = c->Value(known_in);
     const int64_t out_elems = c->Value(known_out);
     if (in_unknown < 0 && out_unknown < 0) {
-      const bool cancelled =
-          std::find(in_cancelled.begin(), in_cancelled.end(), true) !=
-          in_cancelled.end();
+      const bool cancelled = std::find(in_cancelled.begin(), in_cancelled.end(),
+                                       true) != in_cancelled.end();
       if (in_elems != out_elems && cancelled) {
         return errors::InvalidArgument("Cannot reshape a tensor of shape ",
                                        c->DebugString(in), " to shape ",
@@ -207,7 +207,8 @@ Status ReshapeShape(InferenceContext* c) {
   return OkStatus();
 }
 
-// ---- ExpandDims, Squeeze, Transpose -------------------------------------------------
+// ---- ExpandDims, Squeeze, Transpose
+// -------------------------------------------------
 
 Status ExpandDimsShape(InferenceContext* c) {
   const ShapeHandle input = c->input(0);
@@ -338,7 +339,8 @@ Status TransposeShape(InferenceContext* c) {
   return OkStatus();
 }
 
-// ---- Pack, Unpack ---------------------------------------------------------------------
+// ---- Pack, Unpack
+// ---------------------------------------------------------------------
 
 Status GetPackAxis(InferenceContext* c, int32_t rank, int64_t* axis) {
   MF_RETURN_IF_ERROR(c->GetAttr("axis", axis));
@@ -382,7 +384,8 @@ Status UnpackShape(InferenceContext* c) {
     int64_t axis;
     MF_RETURN_IF_ERROR(GetPackAxis(c, rank, &axis));
     DimensionHandle unused;
-    MF_RETURN_IF_ERROR(c->WithValue(c->Dim(s, axis), c->num_outputs(), &unused));
+    MF_RETURN_IF_ERROR(
+        c->WithValue(c->Dim(s, axis), c->num_outputs(), &unused));
     std::vector<DimensionHandle> dims;
     for (int i = 0; i < rank; ++i) {
       if (i != axis) dims.push_back(c->Dim(s, i));
@@ -395,7 +398,8 @@ Status UnpackShape(InferenceContext* c) {
   return OkStatus();
 }
 
-// ---- Split, SplitV --------------------------------------------------------------------
+// ---- Split, SplitV
+// --------------------------------------------------------------------
 
 Status SplitShape(InferenceContext* c) {
   ShapeHandle unused;
@@ -490,14 +494,14 @@ Status SplitVShape(InferenceContext* c) {
       size = dim_size - total;
     }
     ShapeHandle out;
-    MF_RETURN_IF_ERROR(
-        c->ReplaceDim(input, split_dim, c->MakeDim(size), &out));
+    MF_RETURN_IF_ERROR(c->ReplaceDim(input, split_dim, c->MakeDim(size), &out));
     c->set_output(i, out);
   }
   return OkStatus();
 }
 
-// ---- Fill, Tile -------------------------------------------------------------------------
+// ---- Fill, Tile
+// -------------------------------------------------------------------------
 
 Status FillShape(InferenceContext* c) {
   ShapeHandle unused;
@@ -551,7 +555,8 @@ Status TileShape(InferenceContext* c) {
   return OkStatus();
 }
 
-// ---- Pad, PadV2, MirrorPad ----------------------------------------------------------------
+// ---- Pad, PadV2, MirrorPad
+// ----------------------------------------------------------------
 
 // `mode` is "" for Pad/PadV2, else MirrorPad's REFLECT or SYMMETRIC.
 Status PadShapeImpl(InferenceContext* c, const std::string& mode) {
@@ -574,9 +579,8 @@ Status PadShapeImpl(InferenceContext* c, const std::string& mode) {
     return OkStatus();
   }
   if (paddings_t->dims() != 2 || paddings_t->dim_size(1) != 2) {
-    return errors::InvalidArgument(
-        "paddings must be a matrix with 2 columns: ",
-        paddings_t->shape().DebugString());
+    return errors::InvalidArgument("paddings must be a matrix with 2 columns: ",
+                                   paddings_t->shape().DebugString());
   }
   const int64_t num_dims = paddings_t->dim_size(0);
   MF_RETURN_IF_ERROR(c->WithRank(input, num_dims, &input));
@@ -625,7 +629,8 @@ Status MirrorPadShape(InferenceContext* c) {
 
 }  // namespace
 
-// ---- Registrations -------------------------------------------------------------------------
+// ---- Registrations
+// -------------------------------------------------------------------------
 
 REGISTER_OP("Const")
     .Output("output: dtype")

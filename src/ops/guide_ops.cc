@@ -29,9 +29,9 @@ Status ZeroOutShape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &input));
   const DimensionHandle n = c->Dim(input, 0);
   if (c->ValueKnown(n) && preserve_index >= c->Value(n)) {
-    return errors::InvalidArgument("preserve_index out of range: ",
-                                   preserve_index, " for a vector of ",
-                                   c->Value(n), " elements");
+    return errors::InvalidArgument(
+        "preserve_index out of range: ", preserve_index, " for a vector of ",
+        c->Value(n), " elements");
   }
   c->set_output(0, input);
   return OkStatus();
@@ -76,8 +76,8 @@ Status MedianPool2DShape(InferenceContext* c) {
       c, c->Dim(input, 1), ksize[1], strides[1], padding, &rows));
   MF_RETURN_IF_ERROR(shape_inference::GetWindowedOutputSizeFromDims(
       c, c->Dim(input, 2), ksize[2], strides[2], padding, &cols));
-  c->set_output(0, c->MakeShape({c->Dim(input, 0), rows, cols,
-                                 c->Dim(input, 3)}));
+  c->set_output(0,
+                c->MakeShape({c->Dim(input, 0), rows, cols, c->Dim(input, 3)}));
   return OkStatus();
 }
 

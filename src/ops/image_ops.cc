@@ -18,9 +18,9 @@ Status GetFourIntsAttr(InferenceContext* c, const char* name,
                        std::vector<int64_t>* values) {
   MF_RETURN_IF_ERROR(c->GetAttr(name, values));
   if (values->size() != 4) {
-    return errors::InvalidArgument("ExtractImagePatches requires the ", name,
-                                   " attribute to contain 4 values, but got: ",
-                                   values->size());
+    return errors::InvalidArgument(
+        "ExtractImagePatches requires the ", name,
+        " attribute to contain 4 values, but got: ", values->size());
   }
   return OkStatus();
 }
@@ -50,8 +50,9 @@ Status ExtractImagePatchesShape(InferenceContext* c) {
   shape_inference::Padding padding;
   MF_RETURN_IF_ERROR(shape_inference::GetPaddingAttr(c, "padding", &padding));
   if (padding == shape_inference::EXPLICIT) {
-    return errors::InvalidArgument("ExtractImagePatches takes SAME or VALID "
-                                   "padding");
+    return errors::InvalidArgument(
+        "ExtractImagePatches takes SAME or VALID "
+        "padding");
   }
   DimensionHandle rows;
   DimensionHandle cols;

@@ -37,10 +37,9 @@ Status ArgOpShape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(c->GetScalarFromTensor(dim_t, &dimension));
   const int64_t axis = dimension < 0 ? dimension + rank : dimension;
   if (axis < 0 || axis >= rank) {
-    return errors::InvalidArgument("Dimension (", dimension,
-                                   ") must be in the range [", -rank, ", ",
-                                   rank, "), where ", rank,
-                                   " is the number of dimensions in the input.");
+    return errors::InvalidArgument(
+        "Dimension (", dimension, ") must be in the range [", -rank, ", ", rank,
+        "), where ", rank, " is the number of dimensions in the input.");
   }
   std::vector<DimensionHandle> dims;
   for (int i = 0; i < rank; ++i) {
@@ -56,14 +55,16 @@ Status RangeLength(const Tensor& start_t, const Tensor& limit_t,
                    const Tensor& delta_t, int64_t* length) {
   if (start_t.dtype() != limit_t.dtype() ||
       start_t.dtype() != delta_t.dtype()) {
-    return errors::InvalidArgument("Range start, limit and delta must have "
-                                   "one dtype");
+    return errors::InvalidArgument(
+        "Range start, limit and delta must have "
+        "one dtype");
   }
   for (const Tensor* t : {&start_t, &limit_t, &delta_t}) {
     if (t->NumElements() != 1) {
-      return errors::InvalidArgument("Range start, limit and delta must be "
-                                     "scalars, but got shape ",
-                                     t->shape().DebugString());
+      return errors::InvalidArgument(
+          "Range start, limit and delta must be "
+          "scalars, but got shape ",
+          t->shape().DebugString());
     }
   }
   const DataType dtype = start_t.dtype();
@@ -76,13 +77,27 @@ Status RangeLength(const Tensor& start_t, const Tensor& limit_t,
         continue;
       }
       switch (dtype) {
-        case DT_INT8: vals[i] = ts[i]->scalar<int8_t>()(); break;
-        case DT_INT16: vals[i] = ts[i]->scalar<int16_t>()(); break;
-        case DT_INT32: vals[i] = ts[i]->scalar<int32_t>()(); break;
-        case DT_INT64: vals[i] = ts[i]->scalar<int64_t>()(); break;
-        case DT_UINT8: vals[i] = ts[i]->scalar<uint8_t>()(); break;
-        case DT_UINT16: vals[i] = ts[i]->scalar<uint16_t>()(); break;
-        case DT_UINT32: vals[i] = ts[i]->scalar<uint32_t>()(); break;
+        case DT_INT8:
+          vals[i] = ts[i]->scalar<int8_t>()();
+          break;
+        case DT_INT16:
+          vals[i] = ts[i]->scalar<int16_t>()();
+          break;
+        case DT_INT32:
+          vals[i] = ts[i]->scalar<int32_t>()();
+          break;
+        case DT_INT64:
+          vals[i] = ts[i]->scalar<int64_t>()();
+          break;
+        case DT_UINT8:
+          vals[i] = ts[i]->scalar<uint8_t>()();
+          break;
+        case DT_UINT16:
+          vals[i] = ts[i]->scalar<uint16_t>()();
+          break;
+        case DT_UINT32:
+          vals[i] = ts[i]->scalar<uint32_t>()();
+          break;
         default:
           return errors::InvalidArgument("Unsupported Range dtype ",
                                          DataTypeString(dtype));
@@ -114,9 +129,15 @@ Status RangeLength(const Tensor& start_t, const Tensor& limit_t,
   const Tensor* ts[3] = {&start_t, &limit_t, &delta_t};
   for (int i = 0; i < 3; ++i) {
     switch (dtype) {
-      case DT_FLOAT: vals[i] = ts[i]->scalar<float>()(); break;
-      case DT_DOUBLE: vals[i] = ts[i]->scalar<double>()(); break;
-      case DT_HALF: vals[i] = static_cast<float>(ts[i]->scalar<half>()()); break;
+      case DT_FLOAT:
+        vals[i] = ts[i]->scalar<float>()();
+        break;
+      case DT_DOUBLE:
+        vals[i] = ts[i]->scalar<double>()();
+        break;
+      case DT_HALF:
+        vals[i] = static_cast<float>(ts[i]->scalar<half>()());
+        break;
       case DT_BFLOAT16:
         vals[i] = static_cast<float>(ts[i]->scalar<bfloat16>()());
         break;
@@ -130,12 +151,12 @@ Status RangeLength(const Tensor& start_t, const Tensor& limit_t,
     return errors::InvalidArgument("Requires finite start, limit and delta");
   }
   if (start > limit && delta > 0) {
-    return errors::InvalidArgument("Requires start <= limit when delta > 0: ",
-                                   start, "/", limit);
+    return errors::InvalidArgument(
+        "Requires start <= limit when delta > 0: ", start, "/", limit);
   }
   if (start < limit && delta < 0) {
-    return errors::InvalidArgument("Requires start >= limit when delta < 0: ",
-                                   start, "/", limit);
+    return errors::InvalidArgument(
+        "Requires start >= limit when delta < 0: ", start, "/", limit);
   }
   if (delta == 0) return errors::InvalidArgument("Requires delta != 0");
   const double n = std::ceil(std::abs((limit - start) / delta));
@@ -220,17 +241,17 @@ Status AddNShape(InferenceContext* c) {
 
 // ---- Unary ------------------------------------------------------------------
 
-#define MF_UNARY_OP(name, types)     \
-  REGISTER_OP(name)                  \
-      .Input("x: T")                 \
-      .Output("y: T")                \
-      .Attr("T: {" types "}")        \
+#define MF_UNARY_OP(name, types) \
+  REGISTER_OP(name)              \
+      .Input("x: T")             \
+      .Output("y: T")            \
+      .Attr("T: {" types "}")    \
       .SetShapeFn(shape_inference::UnchangedShape)
 
 #define MF_UNARY_REAL_TYPES "bfloat16, half, float, double"
 #define MF_UNARY_COMPLEX_TYPES \
   "bfloat16, half, float, double, complex64, complex128"
-#define MF_UNARY_SIGNED_TYPES                                           \
+#define MF_UNARY_SIGNED_TYPES                                             \
   "bfloat16, half, float, double, int8, int16, int32, int64, complex64, " \
   "complex128"
 
@@ -275,19 +296,19 @@ REGISTER_OP("Cast")
 
 // ---- Binary, with numpy broadcasting ---------------------------------------
 
-#define MF_BINARY_OP(name, types)                    \
-  REGISTER_OP(name)                                  \
-      .Input("x: T")                                 \
-      .Input("y: T")                                 \
-      .Output("z: T")                                \
-      .Attr("T: {" types "}")                        \
+#define MF_BINARY_OP(name, types) \
+  REGISTER_OP(name)               \
+      .Input("x: T")              \
+      .Input("y: T")              \
+      .Output("z: T")             \
+      .Attr("T: {" types "}")     \
       .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
 
-#define MF_BINARY_ARITH_TYPES                                             \
-  "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, "     \
+#define MF_BINARY_ARITH_TYPES                                          \
+  "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, " \
   "uint32, uint64, int64, complex64, complex128"
-#define MF_BINARY_MINMAX_TYPES                                           \
-  "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, "  \
+#define MF_BINARY_MINMAX_TYPES                                         \
+  "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, " \
   "uint32, int64, uint64"
 
 MF_BINARY_OP("Add",
@@ -339,26 +360,26 @@ Status EqualityComparisonShape(InferenceContext* c) {
 
 }  // namespace
 
-#define MF_EQUALITY_OP(name)                              \
-  REGISTER_OP(name)                                       \
-      .Input("x: T")                                      \
-      .Input("y: T")                                      \
-      .Output("z: bool")                                  \
-      .Attr("T: type")                                    \
-      .Attr("incompatible_shape_error: bool = true")      \
-      .SetIsCommutative()                                 \
+#define MF_EQUALITY_OP(name)                         \
+  REGISTER_OP(name)                                  \
+      .Input("x: T")                                 \
+      .Input("y: T")                                 \
+      .Output("z: bool")                             \
+      .Attr("T: type")                               \
+      .Attr("incompatible_shape_error: bool = true") \
+      .SetIsCommutative()                            \
       .SetShapeFn(EqualityComparisonShape)
 
 MF_EQUALITY_OP("Equal");
 MF_EQUALITY_OP("NotEqual");
 #undef MF_EQUALITY_OP
 
-#define MF_COMPARISON_OP(name)                                \
-  REGISTER_OP(name)                                           \
-      .Input("x: T")                                          \
-      .Input("y: T")                                          \
-      .Output("z: bool")                                      \
-      .Attr("T: realnumbertype")                              \
+#define MF_COMPARISON_OP(name)   \
+  REGISTER_OP(name)              \
+      .Input("x: T")             \
+      .Input("y: T")             \
+      .Output("z: bool")         \
+      .Attr("T: realnumbertype") \
       .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
 
 MF_COMPARISON_OP("Less");
@@ -406,7 +427,8 @@ REGISTER_OP("AddN")
     .SetIsAggregate()
     .SetShapeFn(AddNShape);
 
-// ---- Linear algebra -----------------------------------------------------------
+// ---- Linear algebra
+// -----------------------------------------------------------
 
 REGISTER_OP("MatMul")
     .Input("a: T")
@@ -434,16 +456,17 @@ REGISTER_OP("BatchMatMulV2")
     .Attr("grad_y: bool = false")
     .SetShapeFn(shape_inference::BatchMatMulV2Shape);
 
-// ---- Reductions -----------------------------------------------------------------
+// ---- Reductions
+// -----------------------------------------------------------------
 
-#define MF_REDUCTION_OP(name, types)                      \
-  REGISTER_OP(name)                                       \
-      .Input("input: T")                                  \
-      .Input("reduction_indices: Tidx")                   \
-      .Output("output: T")                                \
-      .Attr("keep_dims: bool = false")                    \
-      .Attr("T: " types)                                  \
-      .Attr("Tidx: {int32, int64} = DT_INT32")            \
+#define MF_REDUCTION_OP(name, types)           \
+  REGISTER_OP(name)                            \
+      .Input("input: T")                       \
+      .Input("reduction_indices: Tidx")        \
+      .Output("output: T")                     \
+      .Attr("keep_dims: bool = false")         \
+      .Attr("T: " types)                       \
+      .Attr("Tidx: {int32, int64} = DT_INT32") \
       .SetShapeFn(shape_inference::ReductionShape)
 
 MF_REDUCTION_OP("Sum", "numbertype");
@@ -471,7 +494,8 @@ REGISTER_OP("ArgMin")
     .Attr("output_type: {int32, int64} = DT_INT64")
     .SetShapeFn(ArgOpShape);
 
-// ---- Range ------------------------------------------------------------------------
+// ---- Range
+// ------------------------------------------------------------------------
 
 REGISTER_OP("Range")
     .Input("start: Tidx")

@@ -41,7 +41,8 @@ Status TopKShape(InferenceContext* c) {
 
 }  // namespace
 
-// ---- Activations ---------------------------------------------------------------
+// ---- Activations
+// ---------------------------------------------------------------
 
 REGISTER_OP("Relu")
     .Input("features: T")
@@ -92,7 +93,8 @@ REGISTER_OP("LogSoftmax")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(SoftmaxShape);
 
-// ---- Bias, convolution, pooling ------------------------------------------------
+// ---- Bias, convolution, pooling
+// ------------------------------------------------
 
 REGISTER_OP("BiasAdd")
     .Attr("T: numbertype")
@@ -150,7 +152,8 @@ REGISTER_OP("AvgPool")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::AvgPoolShape);
 
-// ---- Top k ----------------------------------------------------------------------
+// ---- Top k
+// ----------------------------------------------------------------------
 
 REGISTER_OP("TopKV2")
     .Input("input: T")

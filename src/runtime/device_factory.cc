@@ -35,7 +35,8 @@ Status CreateCpuDevices(const SessionOptions& options,
     return errors::InvalidArgument(
         "intra_op_parallelism_threads must be >= 0, but got ", requested);
   }
-  cpu.intra_op_threads = requested == 0 ? thread::DefaultNumThreads() : requested;
+  cpu.intra_op_threads =
+      requested == 0 ? thread::DefaultNumThreads() : requested;
   devices->push_back(std::make_unique<CpuDevice>(cpu));
   return OkStatus();
 }
@@ -64,10 +65,9 @@ Status CreateDevices(const SessionOptions& options,
     entries = *Registry();
   }
   entries.push_back({DEVICE_CPU, 100, CreateCpuDevices});
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) {
-                     return a.priority > b.priority;
-                   });
+  std::stable_sort(
+      entries.begin(), entries.end(),
+      [](const Entry& a, const Entry& b) { return a.priority > b.priority; });
   const auto& counts = options.config.device_count();
   for (const Entry& e : entries) {
     auto it = counts.find(e.type);

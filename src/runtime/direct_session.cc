@@ -130,8 +130,7 @@ Status DirectSession::CheckFeed(const std::string& name, const Node* node,
 Status DirectSession::GetOrCreateSignature(
     const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets,
-    const CallSignature** signature) {
+    const std::vector<std::string>& targets, const CallSignature** signature) {
   const std::string key =
       absl::StrCat(absl::StrJoin(feeds, ","), "|", absl::StrJoin(fetches, ","),
                    "|", absl::StrJoin(targets, ","));
@@ -153,8 +152,8 @@ Status DirectSession::GetOrCreateSignature(
     sig->feed_ports.push_back(id.port);
   }
   auto graph = std::make_unique<Graph>(OpRegistry::Global());
-  MF_RETURN_IF_ERROR(
-      ConvertGraphDefToGraph(GraphConstructorOptions(), graph_def_, graph.get()));
+  MF_RETURN_IF_ERROR(ConvertGraphDefToGraph(GraphConstructorOptions(),
+                                            graph_def_, graph.get()));
   MF_RETURN_IF_ERROR(
       RewriteGraphForExecution(feeds, fetches, targets, graph.get()));
   std::vector<std::string> unfed;
@@ -164,8 +163,8 @@ Status DirectSession::GetOrCreateSignature(
   if (!unfed.empty()) {
     std::sort(unfed.begin(), unfed.end());
     return errors::InvalidArgument(
-        "You must feed a value for placeholder tensor", unfed.size() > 1 ? "s" : "",
-        " '", absl::StrJoin(unfed, "', '"), "'");
+        "You must feed a value for placeholder tensor",
+        unfed.size() > 1 ? "s" : "", " '", absl::StrJoin(unfed, "', '"), "'");
   }
   PlacerOptions placer;
   placer.allow_soft_placement = options_.config.allow_soft_placement();
@@ -257,8 +256,8 @@ std::unique_ptr<Session> NewSession(const SessionOptions& options) {
   return std::make_unique<DirectSession>(options);
 }
 
-StatusOr<std::unique_ptr<Session>> Session::Create(const GraphDef& graph,
-                                                   const SessionOptions& options) {
+StatusOr<std::unique_ptr<Session>> Session::Create(
+    const GraphDef& graph, const SessionOptions& options) {
   std::unique_ptr<Session> session = NewSession(options);
   MF_RETURN_IF_ERROR(session->Create(graph));
   return session;

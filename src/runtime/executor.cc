@@ -118,8 +118,8 @@ uint32_t CurrentThreadIdFor(const Executor::Impl* impl) {
   return 0;  // the calling thread
 }
 
-void RecordStats(StepState* s, const NodeItem& item, int64_t start,
-                 int64_t end, OpKernelContext* ctx) {
+void RecordStats(StepState* s, const NodeItem& item, int64_t start, int64_t end,
+                 OpKernelContext* ctx) {
   NodeExecStats ns;
   ns.set_node_name(item.node->name());
   ns.set_timeline_label(item.node->type_string());
@@ -204,7 +204,8 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
       }
       // The call frame keeps its tensor; consumers get shares.
       Tensor share = fed;
-      Propagate(s, item, [&](int) -> Tensor& { return share; }, ready);
+      Propagate(
+          s, item, [&](int) -> Tensor& { return share; }, ready);
       return;
     }
     case ItemKind::kRetval: {
@@ -213,7 +214,8 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
         absl::MutexLock lock(&s->mu);
         s->retvals[item.index] = std::move(value);
       }
-      Propagate(s, item, [&](int) -> Tensor& { return value; }, ready);
+      Propagate(
+          s, item, [&](int) -> Tensor& { return value; }, ready);
       return;
     }
     case ItemKind::kKernel: {
@@ -253,7 +255,8 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
       }
       // Straight from the context into the consumers' slots.
       Propagate(
-          s, item, [&](int port) -> Tensor& { return *ctx.mutable_output(port); },
+          s, item,
+          [&](int port) -> Tensor& { return *ctx.mutable_output(port); },
           ready);
       return;
     }
@@ -311,7 +314,9 @@ Executor::Executor() : impl_(std::make_unique<Impl>()) {}
 Executor::~Executor() = default;
 
 const Graph& Executor::graph() const { return *impl_->graph; }
-int Executor::num_nodes() const { return static_cast<int>(impl_->items.size()); }
+int Executor::num_nodes() const {
+  return static_cast<int>(impl_->items.size());
+}
 
 Status Executor::Create(const ExecutorOptions& options,
                         std::unique_ptr<Graph> graph,
@@ -402,7 +407,8 @@ Status Executor::Run(const Args& args) const {
   if (frame == nullptr && (impl.num_args > 0 || impl.num_retvals > 0)) {
     return errors::InvalidArgument("Executor::Run needs a call frame");
   }
-  if (frame != nullptr && static_cast<int>(frame->args.size()) < impl.num_args) {
+  if (frame != nullptr &&
+      static_cast<int>(frame->args.size()) < impl.num_args) {
     return errors::InvalidArgument("The graph reads ", impl.num_args,
                                    " feeds, but ", frame->args.size(),
                                    " were given");
@@ -450,8 +456,8 @@ Status Executor::Run(const Args& args) const {
   if (args.timeout_ms > 0) {
     if (!s->done.WaitForNotificationWithTimeout(
             absl::Milliseconds(args.timeout_ms))) {
-      s->RecordError(errors::DeadlineExceeded(
-          "Step timed out after ", args.timeout_ms, " ms"));
+      s->RecordError(errors::DeadlineExceeded("Step timed out after ",
+                                              args.timeout_ms, " ms"));
       // Kernels see the cancellation; wait for those running to stop so
       // nothing outlives the executor.
       s->done.WaitForNotification();

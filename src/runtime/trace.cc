@@ -16,10 +16,18 @@ std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           absl::StrAppend(&out, "\\u00", absl::Hex(c, absl::kZeroPad2));
@@ -35,14 +43,16 @@ std::string JsonString(const std::string& s) {
 std::string ShapeString(const TensorShapeProto& shape) {
   if (shape.unknown_rank()) return "?";
   return absl::StrCat(
-      "[", absl::StrJoin(shape.dim(), ",", [](std::string* out,
-                                              const TensorShapeProto::Dim& d) {
-        if (d.size() < 0) {
-          out->append("?");
-        } else {
-          absl::StrAppend(out, d.size());
-        }
-      }), "]");
+      "[",
+      absl::StrJoin(shape.dim(), ",",
+                    [](std::string* out, const TensorShapeProto::Dim& d) {
+                      if (d.size() < 0) {
+                        out->append("?");
+                      } else {
+                        absl::StrAppend(out, d.size());
+                      }
+                    }),
+      "]");
 }
 
 }  // namespace
@@ -59,9 +69,9 @@ std::string StepStatsToChromeTrace(const StepStats& step_stats) {
   std::vector<std::string> events;
   for (int pid = 0; pid < step_stats.dev_stats_size(); ++pid) {
     const DeviceStepStats& dev = step_stats.dev_stats(pid);
-    events.push_back(absl::StrCat(
-        R"({"name":"process_name","ph":"M","pid":)", pid,
-        R"(,"args":{"name":)", JsonString(dev.device()), "}}"));
+    events.push_back(absl::StrCat(R"({"name":"process_name","ph":"M","pid":)",
+                                  pid, R"(,"args":{"name":)",
+                                  JsonString(dev.device()), "}}"));
     for (const auto& [tid, name] : dev.thread_names()) {
       events.push_back(absl::StrCat(
           R"({"name":"thread_name","ph":"M","pid":)", pid, R"(,"tid":)", tid,
@@ -69,17 +79,15 @@ std::string StepStatsToChromeTrace(const StepStats& step_stats) {
     }
     for (const NodeExecStats& ns : dev.node_stats()) {
       const double ts = (ns.all_start_nanos() - origin) / 1000.0;
-      const double dur =
-          std::max<int64_t>(ns.all_end_rel_nanos(), 1) / 1000.0;
+      const double dur = std::max<int64_t>(ns.all_end_rel_nanos(), 1) / 1000.0;
       std::vector<std::string> shapes;
       for (const NodeOutput& out : ns.output()) {
         shapes.push_back(ShapeString(out.tensor_description().shape()));
       }
       int64_t bytes = 0;
       for (const AllocatorMemoryUsed& m : ns.memory()) bytes += m.total_bytes();
-      const std::string op = ns.timeline_label().empty()
-                                 ? ns.node_name()
-                                 : ns.timeline_label();
+      const std::string op =
+          ns.timeline_label().empty() ? ns.node_name() : ns.timeline_label();
       events.push_back(absl::StrCat(
           R"({"name":)", JsonString(ns.node_name()), R"(,"cat":)",
           JsonString(op), R"(,"ph":"X","pid":)", pid, R"(,"tid":)",

@@ -54,7 +54,8 @@ TEST(AllocatorTest, CountersAreThreadSafe) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&a] {
-      for (int i = 0; i < 1000; ++i) a.DeallocateRaw(a.AllocateRaw(64, 128), 128);
+      for (int i = 0; i < 1000; ++i)
+        a.DeallocateRaw(a.AllocateRaw(64, 128), 128);
     });
   }
   for (auto& t : threads) t.join();

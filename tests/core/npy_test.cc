@@ -13,7 +13,8 @@ namespace {
 using ::minflow::testing::StatusIs;
 using ::testing::HasSubstr;
 
-// Bytes numpy 1.26 writes for np.save(f, np.arange(6, dtype='<i4').reshape(2, 3)).
+// Bytes numpy 1.26 writes for np.save(f, np.arange(6, dtype='<i4').reshape(2,
+// 3)).
 std::string NumpyInt32Matrix() {
   std::string header =
       "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }";
@@ -70,28 +71,28 @@ TEST(NpyTest, ScalarAndVectorShapesUseNumpyTupleSyntax) {
 TEST(NpyTest, RejectsBadAndTruncatedFiles) {
   Tensor t;
   const std::string good = NumpyInt32Matrix();
-  EXPECT_THAT(NpyToTensor("hello world", &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("bad magic")));
+  EXPECT_THAT(
+      NpyToTensor("hello world", &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bad magic")));
   EXPECT_THAT(NpyToTensor(good.substr(0, good.size() - 1), &t),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("needs 24")));
   EXPECT_THAT(NpyToTensor(good.substr(0, 20), &t),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated")));
   std::string big_endian = good;
   big_endian.replace(big_endian.find("<i4"), 3, ">i4");
-  EXPECT_THAT(NpyToTensor(big_endian, &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("big-endian")));
+  EXPECT_THAT(
+      NpyToTensor(big_endian, &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("big-endian")));
   std::string fortran = good;
   fortran.replace(fortran.find("False"), 5, "True ");
-  EXPECT_THAT(NpyToTensor(fortran, &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Fortran order")));
+  EXPECT_THAT(
+      NpyToTensor(fortran, &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Fortran order")));
   std::string object = good;
   object.replace(object.find("<i4"), 3, "|O8");
-  EXPECT_THAT(NpyToTensor(object, &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("not supported")));
+  EXPECT_THAT(
+      NpyToTensor(object, &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not supported")));
   std::string negative = good;
   negative.replace(negative.find("(2, 3)"), 6, "(-2,3)");
   EXPECT_THAT(NpyToTensor(negative, &t),
@@ -103,9 +104,9 @@ TEST(NpyTest, RejectsBadAndTruncatedFiles) {
                        HasSubstr("no 'shape' entry")));
   std::string version = good;
   version[6] = 9;
-  EXPECT_THAT(NpyToTensor(version, &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("version 9")));
+  EXPECT_THAT(
+      NpyToTensor(version, &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("version 9")));
 }
 
 TEST(NpyTest, StringsHaveNoNpyForm) {

@@ -13,8 +13,8 @@ using ::testing::HasSubstr;
 
 TEST(StatusTest, ErrorHelpersJoinArgumentsAndSetCode) {
   const Status s = errors::InvalidArgument("dim ", 3, " must be >= ", 0.5);
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                          "dim 3 must be >= 0.5"));
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, "dim 3 must be >= 0.5"));
   EXPECT_TRUE(errors::IsInvalidArgument(s));
   EXPECT_FALSE(errors::IsNotFound(s));
   EXPECT_TRUE(errors::IsNotFound(errors::NotFound("x")));
@@ -70,8 +70,8 @@ TEST(StatusTest, AssignOrReturnAssignsOrPropagates) {
   int out = 0;
   MF_EXPECT_OK(Quarter(8, &out));
   EXPECT_EQ(out, 2);
-  EXPECT_THAT(Quarter(6, &out), StatusIs(absl::StatusCode::kInvalidArgument,
-                                         HasSubstr("got 3")));
+  EXPECT_THAT(Quarter(6, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("got 3")));
 }
 
 TEST(StatusTest, MacrosAreSafeInUnbracedIfElse) {
@@ -92,22 +92,25 @@ TEST(StatusTest, MacrosAreSafeInUnbracedIfElse) {
 
 TEST(StatusTest, ContextHelpersKeepCodeAndOkStaysOk) {
   const Status s = errors::InvalidArgument("bad shape");
-  const Status with_node = errors::AttachNodeContext(s, "dense/MatMul", "MatMul");
+  const Status with_node =
+      errors::AttachNodeContext(s, "dense/MatMul", "MatMul");
   EXPECT_THAT(with_node,
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "bad shape\n\t [[{{node dense/MatMul}} = MatMul]]"));
   EXPECT_THAT(errors::Prefix(s, "While importing: "),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "While importing: bad shape"));
-  EXPECT_THAT(errors::AppendToMessage(s, "more"),
-              StatusIs(absl::StatusCode::kInvalidArgument, "bad shape\n\tmore"));
+  EXPECT_THAT(
+      errors::AppendToMessage(s, "more"),
+      StatusIs(absl::StatusCode::kInvalidArgument, "bad shape\n\tmore"));
   EXPECT_TRUE(errors::AttachNodeContext(OkStatus(), "n", "Op").ok());
   EXPECT_TRUE(errors::Prefix(OkStatus(), "p").ok());
   EXPECT_EQ(errors::FormatNodeNameForError("a/b"), "{{node a/b}}");
 }
 
 TEST(StatusDeathTest, FailedCheckAbortsWithInternalErrorMessage) {
-  EXPECT_DEATH(MF_CHECK(1 + 1 == 3) << "extra", "internal error, please report");
+  EXPECT_DEATH(MF_CHECK(1 + 1 == 3) << "extra",
+               "internal error, please report");
   EXPECT_DEATH(MF_CHECK_EQ(2, 3), "2 vs 3");
 }
 

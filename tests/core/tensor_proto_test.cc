@@ -22,8 +22,9 @@ TensorProto ParseProto(const std::string& text) {
 TEST(TensorProtoTest, ShorthandRepeatsTheLastValue) {
   Tensor t;
   MF_ASSERT_OK(TensorFromProto(
-      ParseProto("dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 4 } }"
-                 " float_val: 1"),
+      ParseProto(
+          "dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 4 } }"
+          " float_val: 1"),
       &t));
   EXPECT_EQ(t.shape(), TensorShape({3, 4}));
   for (int i = 0; i < 12; ++i) EXPECT_EQ(t.flat<float>()(i), 1.0f);
@@ -120,21 +121,21 @@ TEST(TensorProtoTest, ContentSizeMustMatchShape) {
 
 TEST(TensorProtoTest, MoreValuesThanElementsIsAnError) {
   Tensor t;
-  EXPECT_THAT(
-      TensorFromProto(ParseProto("dtype: DT_INT64 tensor_shape { dim { size: 1 } }"
-                                 " int64_val: 1 int64_val: 2"),
-                      &t),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("holds 2 values, but its shape has only 1")));
+  EXPECT_THAT(TensorFromProto(
+                  ParseProto("dtype: DT_INT64 tensor_shape { dim { size: 1 } }"
+                             " int64_val: 1 int64_val: 2"),
+                  &t),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("holds 2 values, but its shape has only 1")));
 }
 
 TEST(TensorProtoTest, RejectsBadShapesAndDtypes) {
   Tensor t;
-  EXPECT_THAT(TensorFromProto(ParseProto("dtype: DT_FLOAT tensor_shape { dim "
-                                         "{ size: -4 } }"),
-                              &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("must be >= 0")));
+  EXPECT_THAT(
+      TensorFromProto(ParseProto("dtype: DT_FLOAT tensor_shape { dim "
+                                 "{ size: -4 } }"),
+                      &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be >= 0")));
   EXPECT_THAT(
       TensorFromProto(
           ParseProto("dtype: DT_FLOAT tensor_shape { dim { size: 4294967296 } "
@@ -176,16 +177,19 @@ TEST(TensorProtoTest, StringContentWithBadLengthPrefixIsAnError) {
   TensorProto proto =
       ParseProto("dtype: DT_STRING tensor_shape { dim { size: 2 } }");
   // Lengths 3 and 200, but only 3 bytes follow.
-  proto.set_tensor_content(std::string("\x03\xc8\x01" "abc", 6));
+  proto.set_tensor_content(
+      std::string("\x03\xc8\x01"
+                  "abc",
+                  6));
   Tensor t;
   EXPECT_THAT(TensorFromProto(proto, &t),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("lengths add up to 203")));
   // A varint that never ends.
   proto.set_tensor_content(std::string("\xff\xff\xff\xff\xff\xff", 6));
-  EXPECT_THAT(TensorFromProto(proto, &t),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("length prefix")));
+  EXPECT_THAT(
+      TensorFromProto(proto, &t),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("length prefix")));
 }
 
 TEST(TensorProtoTest, BoolContentBytesAreNormalised) {
@@ -202,8 +206,9 @@ TEST(TensorProtoTest, BoolFromProtoFormMatchesStatusForm) {
   Tensor t;
   EXPECT_TRUE(t.FromProto(ParseProto("dtype: DT_BOOL bool_val: true")));
   EXPECT_TRUE(t.scalar<bool>()());
-  EXPECT_FALSE(t.FromProto(ParseProto("dtype: DT_BOOL tensor_shape { dim { "
-                                      "size: -1 } }")));
+  EXPECT_FALSE(
+      t.FromProto(ParseProto("dtype: DT_BOOL tensor_shape { dim { "
+                             "size: -1 } }")));
 }
 
 }  // namespace

@@ -56,14 +56,14 @@ TEST(TensorShapeTest, RejectsElementCountOverflow) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("overflows int64")));
   MF_EXPECT_OK(TensorShape::BuildTensorShape({big, big / 4}, &s));
-  EXPECT_THAT(s.AddDimWithStatus(8),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("overflows")));
+  EXPECT_THAT(
+      s.AddDimWithStatus(8),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("overflows")));
   // A zero dim anywhere makes the count zero, even next to huge dims.
-  MF_EXPECT_OK(TensorShape::BuildTensorShape(
-      {std::numeric_limits<int64_t>::max(), 0,
-       std::numeric_limits<int64_t>::max()},
-      &s));
+  MF_EXPECT_OK(
+      TensorShape::BuildTensorShape({std::numeric_limits<int64_t>::max(), 0,
+                                     std::numeric_limits<int64_t>::max()},
+                                    &s));
   EXPECT_EQ(s.num_elements(), 0);
 }
 
@@ -89,9 +89,9 @@ TEST(TensorShapeTest, ProtoRoundTripAndValidation) {
   EXPECT_FALSE(TensorShape::IsValid(proto));
   proto.Clear();
   proto.set_unknown_rank(true);
-  EXPECT_THAT(TensorShape::IsValidShape(proto),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("unknown rank")));
+  EXPECT_THAT(
+      TensorShape::IsValidShape(proto),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unknown rank")));
 }
 
 TEST(TensorShapeTest, MakeShapeFromInt32AndInt64) {
@@ -101,8 +101,9 @@ TEST(TensorShapeTest, MakeShapeFromInt32AndInt64) {
   EXPECT_FALSE(TensorShapeUtils::MakeShape(std::vector<int64_t>{-2}, &s).ok());
   EXPECT_TRUE(TensorShapeUtils::IsMatrix(TensorShape({2, 3})));
   EXPECT_TRUE(TensorShapeUtils::IsScalar(TensorShape()));
-  EXPECT_EQ(TensorShapeUtils::ShapeListString({TensorShape({1}), TensorShape()}),
-            "[[1], []]");
+  EXPECT_EQ(
+      TensorShapeUtils::ShapeListString({TensorShape({1}), TensorShape()}),
+      "[[1], []]");
 }
 
 TEST(PartialTensorShapeTest, UnknownRankAndDimsPrintAsQuestionMarks) {
@@ -126,27 +127,31 @@ TEST(PartialTensorShapeTest, MergeNarrowsAndDetectsConflicts) {
   MF_ASSERT_OK(PartialTensorShape({2, -1}).MergeWith(
       PartialTensorShape({-1, 3}), &merged));
   EXPECT_EQ(merged.DebugString(), "[2,3]");
-  MF_ASSERT_OK(PartialTensorShape().MergeWith(PartialTensorShape({4}), &merged));
+  MF_ASSERT_OK(
+      PartialTensorShape().MergeWith(PartialTensorShape({4}), &merged));
   EXPECT_EQ(merged.DebugString(), "[4]");
-  EXPECT_FALSE(
-      PartialTensorShape({2, 2}).MergeWith(PartialTensorShape({1, 2}), &merged)
-          .ok());
-  EXPECT_FALSE(
-      PartialTensorShape({2}).MergeWith(PartialTensorShape({2, 2}), &merged)
-          .ok());
+  EXPECT_FALSE(PartialTensorShape({2, 2})
+                   .MergeWith(PartialTensorShape({1, 2}), &merged)
+                   .ok());
+  EXPECT_FALSE(PartialTensorShape({2})
+                   .MergeWith(PartialTensorShape({2, 2}), &merged)
+                   .ok());
 }
 
 TEST(PartialTensorShapeTest, Compatibility) {
-  EXPECT_TRUE(PartialTensorShape({2, -1}).IsCompatibleWith(TensorShape({2, 9})));
-  EXPECT_FALSE(PartialTensorShape({2, -1}).IsCompatibleWith(TensorShape({3, 9})));
+  EXPECT_TRUE(
+      PartialTensorShape({2, -1}).IsCompatibleWith(TensorShape({2, 9})));
+  EXPECT_FALSE(
+      PartialTensorShape({2, -1}).IsCompatibleWith(TensorShape({3, 9})));
   EXPECT_TRUE(PartialTensorShape().IsCompatibleWith(TensorShape({3, 9})));
   EXPECT_FALSE(PartialTensorShape({2}).IsCompatibleWith(TensorShape({2, 1})));
-  EXPECT_EQ(PartialTensorShape({1}).Concatenate(PartialTensorShape({-1}))
+  EXPECT_EQ(PartialTensorShape({1})
+                .Concatenate(PartialTensorShape({-1}))
                 .DebugString(),
             "[1,?]");
-  EXPECT_EQ(PartialTensorShape({1}).Concatenate(PartialTensorShape())
-                .DebugString(),
-            "?");
+  EXPECT_EQ(
+      PartialTensorShape({1}).Concatenate(PartialTensorShape()).DebugString(),
+      "?");
 }
 
 TEST(PartialTensorShapeTest, ProtoRoundTripKeepsUnknowns) {

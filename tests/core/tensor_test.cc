@@ -37,10 +37,12 @@ TEST(TensorTest, EigenViewsSeeRowMajorLayout) {
   EXPECT_EQ(t3.dimension(1), 3);
   auto reshaped = t.shaped<int32_t, 3>({3, 1, 2});
   EXPECT_EQ(reshaped(2, 0, 1), 5);
-  auto inner = Tensor(DT_FLOAT, TensorShape({2, 3, 4})).flat_inner_dims<float>();
+  auto inner =
+      Tensor(DT_FLOAT, TensorShape({2, 3, 4})).flat_inner_dims<float>();
   EXPECT_EQ(inner.dimension(0), 6);
   EXPECT_EQ(inner.dimension(1), 4);
-  auto outer = Tensor(DT_FLOAT, TensorShape({2, 3, 4})).flat_outer_dims<float>();
+  auto outer =
+      Tensor(DT_FLOAT, TensorShape({2, 3, 4})).flat_outer_dims<float>();
   EXPECT_EQ(outer.dimension(0), 2);
   EXPECT_EQ(outer.dimension(1), 12);
   auto inner3 = Tensor(DT_FLOAT, TensorShape({5})).flat_inner_dims<float, 3>();
@@ -117,15 +119,15 @@ TEST(TensorTest, StringTensorsConstructAndDestroyElements) {
 
 TEST(TensorTest, AllocateReportsOutOfMemory) {
   CpuAllocator small(1024);
-  EXPECT_THAT(Tensor::Allocate(&small, DT_FLOAT, TensorShape({1000})),
-              StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("4000 bytes")));
+  EXPECT_THAT(
+      Tensor::Allocate(&small, DT_FLOAT, TensorShape({1000})),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("4000 bytes")));
   Tensor t(&small, DT_FLOAT, TensorShape({1000}));
   EXPECT_FALSE(t.IsInitialized());
   MF_EXPECT_OK(Tensor::Allocate(&small, DT_FLOAT, TensorShape({10})).status());
-  EXPECT_THAT(Tensor::Allocate(&small, DT_RESOURCE, TensorShape({1})),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("resource")));
+  EXPECT_THAT(
+      Tensor::Allocate(&small, DT_RESOURCE, TensorShape({1})),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("resource")));
 }
 
 TEST(TensorTest, ExternalMemoryIsReleasedOnce) {

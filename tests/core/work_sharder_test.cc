@@ -23,10 +23,10 @@ Ranges RunShard(int max_parallelism, thread::ThreadPool* pool, int64_t total,
   std::mutex mu;
   Shard(max_parallelism, pool, total, cost,
         [&r, &mu](int64_t start, int64_t limit) {
-    std::lock_guard<std::mutex> lock(mu);
-    r.ranges.emplace_back(start, limit);
-    r.threads.insert(std::this_thread::get_id());
-  });
+          std::lock_guard<std::mutex> lock(mu);
+          r.ranges.emplace_back(start, limit);
+          r.threads.insert(std::this_thread::get_id());
+        });
   std::sort(r.ranges.begin(), r.ranges.end());
   return r;
 }

@@ -28,7 +28,8 @@ TEST(GpuInfoTest, OrdinalOutOfRangeIsInvalidArgument) {
 TEST(GpuInfoTest, KernelRoundTripOnGpu) {
   int count = 0;
   MF_ASSERT_OK(GetGpuCount(&count));
-  if (count == 0) GTEST_SKIP() << "no GPU on this machine: CUDA code is only compiled here";
+  if (count == 0)
+    GTEST_SKIP() << "no GPU on this machine: CUDA code is only compiled here";
   GpuProperties props;
   MF_ASSERT_OK(GetGpuProperties(0, &props));
   std::cout << props.DebugString() << "\n";

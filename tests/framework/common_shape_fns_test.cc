@@ -73,17 +73,17 @@ TEST(PaddingTest, ParsesPaddingAndFormatStrings) {
 
 TEST(PaddingTest, CheckValidPadding) {
   MF_EXPECT_OK(CheckValidPadding(SAME, {}, 4, FORMAT_NHWC));
-  MF_EXPECT_OK(CheckValidPadding(EXPLICIT, {0, 0, 1, 2, 3, 4, 0, 0}, 4,
-                                 FORMAT_NHWC));
-  MF_EXPECT_OK(CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4,
-                                 FORMAT_NCHW));
-  EXPECT_THAT(CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4,
-                                FORMAT_NHWC),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Nonzero explicit padding")));
-  EXPECT_THAT(CheckValidPadding(VALID, {0, 0}, 4, FORMAT_NHWC),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("must be empty")));
+  MF_EXPECT_OK(
+      CheckValidPadding(EXPLICIT, {0, 0, 1, 2, 3, 4, 0, 0}, 4, FORMAT_NHWC));
+  MF_EXPECT_OK(
+      CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4, FORMAT_NCHW));
+  EXPECT_THAT(
+      CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4, FORMAT_NHWC),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Nonzero explicit padding")));
+  EXPECT_THAT(
+      CheckValidPadding(VALID, {0, 0}, 4, FORMAT_NHWC),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be empty")));
 }
 
 TEST_F(CommonShapeFnsTest, WindowedOutputSize) {
@@ -101,11 +101,11 @@ TEST_F(CommonShapeFnsTest, WindowedOutputSize) {
   EXPECT_EQ(10, c->Value(out));
   MF_ASSERT_OK(GetWindowedOutputSizeFromDims(c, unknown, 3, 1, VALID, &out));
   EXPECT_FALSE(c->ValueKnown(out));
-  MF_ASSERT_OK(GetWindowedOutputSizeFromDimsV2(c, ten, 3, 2, 1, VALID, 0, 0,
-                                               &out));
+  MF_ASSERT_OK(
+      GetWindowedOutputSizeFromDimsV2(c, ten, 3, 2, 1, VALID, 0, 0, &out));
   EXPECT_EQ(6, c->Value(out));
-  MF_ASSERT_OK(GetWindowedOutputSizeFromDimsV2(c, ten, 3, 1, 2, EXPLICIT, 1,
-                                               2, &out));
+  MF_ASSERT_OK(
+      GetWindowedOutputSizeFromDimsV2(c, ten, 3, 1, 2, EXPLICIT, 1, 2, &out));
   EXPECT_EQ(6, c->Value(out));
   EXPECT_THAT(GetWindowedOutputSizeFromDims(c, ten, 3, 1, EXPLICIT, &out),
               StatusIs(absl::StatusCode::kInternal));
@@ -118,25 +118,25 @@ TEST_F(CommonShapeFnsTest, WindowedOutputSize) {
   EXPECT_THAT(GetWindowedOutputSizeFromDims(c, ten, -3, 1, VALID, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Filter size must be >= 0")));
-  EXPECT_THAT(GetWindowedOutputSizeFromDimsV2(c, ten, 3, 1, 1, EXPLICIT,
-                                              int64_t{1} << 62,
-                                              int64_t{1} << 62, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      GetWindowedOutputSizeFromDimsV2(c, ten, 3, 1, 1, EXPLICIT,
+                                      int64_t{1} << 62, int64_t{1} << 62, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(CommonShapeFnsTest, BroadcastHelperWithoutIncompatibleShapeError) {
-  InferenceContext* c = Make({PartialTensorShape({2, 3}),
-                              PartialTensorShape({4, 3}),
-                              PartialTensorShape({-1, 3})});
+  InferenceContext* c =
+      Make({PartialTensorShape({2, 3}), PartialTensorShape({4, 3}),
+            PartialTensorShape({-1, 3})});
   ShapeHandle out;
-  MF_ASSERT_OK(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0),
-                                                    c->input(1), false, &out));
+  MF_ASSERT_OK(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1),
+                                                    false, &out));
   EXPECT_EQ("[]", c->DebugString(out));
-  MF_ASSERT_OK(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0),
-                                                    c->input(2), false, &out));
+  MF_ASSERT_OK(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(2),
+                                                    false, &out));
   EXPECT_EQ("?", c->DebugString(out));
-  EXPECT_THAT(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0),
-                                                   c->input(1), true, &out),
+  EXPECT_THAT(BroadcastBinaryOpOutputShapeFnHelper(c, c->input(0), c->input(1),
+                                                   true, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Dimensions must be equal, but are 2 and 4")));
 }
@@ -177,20 +177,18 @@ TEST_F(CommonShapeFnsTest, ConcatWithAxisFirst) {
            {&axis});
   MF_ASSERT_OK(ConcatShape(c, 2));
   EXPECT_EQ("[2,8]", c->DebugString(c->output(0)));
-  EXPECT_TRUE(
-      c->Dim(c->output(0), 0).SameHandle(c->Dim(c->input(1), 0)));
+  EXPECT_TRUE(c->Dim(c->output(0), 0).SameHandle(c->Dim(c->input(1), 0)));
 }
 
 TEST_F(CommonShapeFnsTest, AppendErrorContextKeepsTheInputIndex) {
   InferenceContext* c = Make({PartialTensorShape({2})});
   ShapeHandle unused;
-  const Status s = AppendErrorContext(
-      c->WithRank(c->input(0), 2, &unused), "while testing");
+  const Status s =
+      AppendErrorContext(c->WithRank(c->input(0), 2, &unused), "while testing");
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
                           HasSubstr("rank 1\n\twhile testing")));
-  EXPECT_THAT(c->AttachContext(s),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("error in input 0")));
+  EXPECT_THAT(c->AttachContext(s), StatusIs(absl::StatusCode::kInvalidArgument,
+                                            HasSubstr("error in input 0")));
   MF_EXPECT_OK(AppendErrorContext(OkStatus(), "x"));
 }
 
@@ -198,8 +196,8 @@ TEST(GetIntValuesTest, WidensIntegerTypes) {
   std::vector<int64_t> v;
   MF_ASSERT_OK(GetIntValues(test::AsTensor<int16_t>({1, -2}), "x", &v));
   EXPECT_EQ((std::vector<int64_t>{1, -2}), v);
-  MF_ASSERT_OK(GetIntValues(test::AsTensor<int64_t>({int64_t{1} << 40}), "x",
-                            &v));
+  MF_ASSERT_OK(
+      GetIntValues(test::AsTensor<int64_t>({int64_t{1} << 40}), "x", &v));
   EXPECT_EQ((std::vector<int64_t>{int64_t{1} << 40}), v);
   EXPECT_THAT(GetIntValues(test::AsTensor<float>({1.0f}), "perm", &v),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -60,9 +60,9 @@ TEST(DeviceNameUtilsTest, SpecificationMatching) {
   EXPECT_FALSE(DeviceNameUtils::IsSpecification(Parse("/gpu:0"), cpu0));
   EXPECT_FALSE(DeviceNameUtils::IsSpecification(Parse("/job:w"), cpu0));
   EXPECT_TRUE(DeviceNameUtils::AreCompatibleDevNames(Parse("/gpu:0"),
-                                                      Parse("/device:GPU:*")));
-  EXPECT_FALSE(DeviceNameUtils::AreCompatibleDevNames(Parse("/gpu:0"),
-                                                       Parse("/cpu:0")));
+                                                     Parse("/device:GPU:*")));
+  EXPECT_FALSE(
+      DeviceNameUtils::AreCompatibleDevNames(Parse("/gpu:0"), Parse("/cpu:0")));
   EXPECT_EQ(DeviceNameUtils::LocalName("CPU", 0),
             "/job:localhost/replica:0/task:0/device:CPU:0");
 }

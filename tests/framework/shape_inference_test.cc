@@ -30,7 +30,8 @@ constexpr int kVersion = 2100;
 // An op with `num_inputs` float inputs and `num_outputs` float outputs.
 OpDef MakeOpDef(int num_inputs, int num_outputs) {
   OpDefBuilder b("ShapeTest");
-  for (int i = 0; i < num_inputs; ++i) b.Input(absl::StrCat("in", i, ": float"));
+  for (int i = 0; i < num_inputs; ++i)
+    b.Input(absl::StrCat("in", i, ": float"));
   for (int i = 0; i < num_outputs; ++i) {
     b.Output(absl::StrCat("out", i, ": float"));
   }
@@ -70,7 +71,8 @@ class ShapeInferenceTest : public ::testing::Test {
   NodeDef node_def_;
 };
 
-// ---- Merge -------------------------------------------------------------------
+// ---- Merge
+// -------------------------------------------------------------------
 
 TEST_F(ShapeInferenceTest, MergeSameHandleReturnsIt) {
   auto c = Make({S({2, -1})});
@@ -134,9 +136,10 @@ TEST_F(ShapeInferenceTest, MergeDisagreeingDimsFails) {
 TEST_F(ShapeInferenceTest, MergeDisagreeingRanksFails) {
   auto c = Make({S({2}), S({2, 2})});
   ShapeHandle out;
-  EXPECT_THAT(c->Merge(c->input(0), c->input(1), &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Shapes must be equal rank, but are 1 and 2")));
+  EXPECT_THAT(
+      c->Merge(c->input(0), c->input(1), &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Shapes must be equal rank, but are 1 and 2")));
 }
 
 TEST_F(ShapeInferenceTest, MergeDims) {
@@ -168,10 +171,10 @@ TEST_F(ShapeInferenceTest, MergePrefix) {
   EXPECT_EQ("[2,3]", c->DebugString(prefix_out));
   EXPECT_TRUE(c->Dim(s_out, 0).SameHandle(c->Dim(c->input(1), 0)));
   EXPECT_TRUE(c->Dim(s_out, 2).SameHandle(c->Dim(c->input(0), 2)));
-  EXPECT_THAT(c->MergePrefix(c->input(0), c->MakeShape({2, 7}), &s_out,
-                             &prefix_out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Dimensions must be equal, but are 3 and 7")));
+  EXPECT_THAT(
+      c->MergePrefix(c->input(0), c->MakeShape({2, 7}), &s_out, &prefix_out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Dimensions must be equal, but are 3 and 7")));
   // A prefix longer than the shape.
   EXPECT_THAT(c->MergePrefix(c->input(2), c->input(1), &s_out, &prefix_out),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -179,7 +182,8 @@ TEST_F(ShapeInferenceTest, MergePrefix) {
                                  "1")));
 }
 
-// ---- Relax -------------------------------------------------------------------
+// ---- Relax
+// -------------------------------------------------------------------
 
 TEST_F(ShapeInferenceTest, RelaxExamplesFromTheIssue) {
   auto c = Make({S({2, -1}), S({-1, 2}), S({2, 2}), S({3, 2}), S({1, 2, 3})});
@@ -249,7 +253,8 @@ TEST_F(ShapeInferenceTest, MergeInputAndRelaxInput) {
   EXPECT_EQ("[?,2]", c->DebugString(c->input(0)));
 }
 
-// ---- Ranks and values ----------------------------------------------------------
+// ---- Ranks and values
+// ----------------------------------------------------------
 
 TEST_F(ShapeInferenceTest, WithRank) {
   auto c = Make({S({1, 2}), Unknown()});
@@ -275,16 +280,18 @@ TEST_F(ShapeInferenceTest, WithRankAtLeastAndAtMost) {
   EXPECT_TRUE(out.SameHandle(c->input(0)));
   MF_ASSERT_OK(c->WithRankAtLeast(c->input(1), 2, &out));
   EXPECT_FALSE(c->RankKnown(out));
-  EXPECT_THAT(c->WithRankAtLeast(c->input(0), 3, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Shape must be at least rank 3 but is rank 2")));
+  EXPECT_THAT(
+      c->WithRankAtLeast(c->input(0), 3, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Shape must be at least rank 3 but is rank 2")));
   MF_ASSERT_OK(c->WithRankAtMost(c->input(0), 2, &out));
   EXPECT_TRUE(out.SameHandle(c->input(0)));
   MF_ASSERT_OK(c->WithRankAtMost(c->input(1), 2, &out));
   EXPECT_FALSE(c->RankKnown(out));
-  EXPECT_THAT(c->WithRankAtMost(c->input(0), 1, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Shape must be at most rank 1 but is rank 2")));
+  EXPECT_THAT(
+      c->WithRankAtMost(c->input(0), 1, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Shape must be at most rank 1 but is rank 2")));
 }
 
 TEST_F(ShapeInferenceTest, WithValue) {
@@ -304,7 +311,8 @@ TEST_F(ShapeInferenceTest, Accessors) {
   EXPECT_EQ(3, c->num_inputs());
   EXPECT_EQ(1, c->num_outputs());
   EXPECT_EQ(3, InferenceContext::Rank(c->input(0)));
-  EXPECT_EQ(InferenceContext::kUnknownRank, InferenceContext::Rank(c->input(1)));
+  EXPECT_EQ(InferenceContext::kUnknownRank,
+            InferenceContext::Rank(c->input(1)));
   EXPECT_TRUE(InferenceContext::RankKnown(c->input(2)));
   EXPECT_FALSE(c->FullyDefined(c->input(0)));
   EXPECT_FALSE(c->FullyDefined(c->input(1)));
@@ -343,7 +351,8 @@ TEST_F(ShapeInferenceTest, NumElementsOverflowFailsRun) {
                                 HasSubstr("{{node n}}"))));
 }
 
-// ---- Building shapes -------------------------------------------------------------
+// ---- Building shapes
+// -------------------------------------------------------------
 
 TEST_F(ShapeInferenceTest, Subshape) {
   auto c = Make({S({1, 2, 3, -1, 5}), Unknown()});
@@ -434,7 +443,8 @@ TEST_F(ShapeInferenceTest, Constructors) {
   EXPECT_EQ("[4,5]", c->DebugString(m));
   EXPECT_TRUE(c->Dim(m, 0).SameHandle(d));
   EXPECT_EQ("[4,?,2]", c->DebugString(c->MakeShape({d, c->UnknownDim(), 2})));
-  EXPECT_EQ("[4]", c->DebugString(c->MakeShape(std::vector<DimensionHandle>{d})));
+  EXPECT_EQ("[4]",
+            c->DebugString(c->MakeShape(std::vector<DimensionHandle>{d})));
   EXPECT_EQ("?", c->DebugString(c->UnknownShape()));
   EXPECT_EQ("[?,?]", c->DebugString(c->UnknownShapeOfRank(2)));
   EXPECT_EQ("?", c->DebugString(c->UnknownShapeOfRank(-1)));
@@ -470,7 +480,8 @@ TEST_F(ShapeInferenceTest, MakeShapeFromProtoAndPartialShape) {
                   .IsIdenticalTo(PartialTensorShape()));
 }
 
-// ---- Shape tensors ------------------------------------------------------------------
+// ---- Shape tensors
+// ------------------------------------------------------------------
 
 TEST_F(ShapeInferenceTest, MakeShapeFromShapeTensor) {
   const Tensor t = test::AsTensor<int32_t>({2, -1, 3});
@@ -510,9 +521,10 @@ TEST_F(ShapeInferenceTest, MakeShapeFromShapeTensorRejectsBadValues) {
   const Tensor too_long(DT_INT32, TensorShape({300}));
   auto c = Make({S({2}), S({1}), S({300})}, 1, {&negative, &floats, &too_long});
   ShapeHandle out;
-  EXPECT_THAT(c->MakeShapeFromShapeTensor(0, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Invalid value in tensor used for shape: -2")));
+  EXPECT_THAT(
+      c->MakeShapeFromShapeTensor(0, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Invalid value in tensor used for shape: -2")));
   EXPECT_THAT(c->MakeShapeFromShapeTensor(1, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Input tensor must be int32 or int64, but was "
@@ -587,7 +599,8 @@ TEST_F(ShapeInferenceTest, ScalarInputs) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-// ---- Arithmetic -----------------------------------------------------------------------
+// ---- Arithmetic
+// -----------------------------------------------------------------------
 
 TEST_F(ShapeInferenceTest, AddKeepsIdentityAndChecksOverflow) {
   auto c = Make({S({3, 0, -1})});
@@ -696,7 +709,8 @@ TEST_F(ShapeInferenceTest, MinAndMax) {
   EXPECT_FALSE(c->ValueKnown(out));
 }
 
-// ---- Attrs, outputs, Run and errors -----------------------------------------------------
+// ---- Attrs, outputs, Run and errors
+// -----------------------------------------------------
 
 TEST_F(ShapeInferenceTest, GetAttr) {
   auto c = Make({S({1})});
@@ -784,8 +798,8 @@ TEST_F(ShapeInferenceTest, RunReportsBadIndicesInsteadOfCrashing) {
     c->set_output(3, c->input(0));
     return OkStatus();
   });
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInternal,
-                          HasSubstr("set output 3 of 1")));
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInternal, HasSubstr("set output 3 of 1")));
 }
 
 TEST_F(ShapeInferenceTest, RunWithoutFunctionLeavesOutputsUnknown) {
@@ -813,12 +827,13 @@ TEST_F(ShapeInferenceTest, WrongInputCountIsAConstructionError) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Wrong number of inputs passed: 1 while 2 "
                                  "expected")));
-  EXPECT_THAT(c.Run([](InferenceContext*) { return OkStatus(); }),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("{{node n}}")));
+  EXPECT_THAT(
+      c.Run([](InferenceContext*) { return OkStatus(); }),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node n}}")));
 }
 
-TEST_F(ShapeInferenceTest, TensorDisagreeingWithInputShapeIsAConstructionError) {
+TEST_F(ShapeInferenceTest,
+       TensorDisagreeingWithInputShapeIsAConstructionError) {
   const Tensor t = test::AsTensor<int32_t>({1, 2, 3});
   auto c = Make({S({2})}, 1, {&t});
   EXPECT_THAT(c->construction_status(),
@@ -833,8 +848,7 @@ TEST_F(ShapeInferenceTest, SharedManagerKeepsHandlesAcrossContexts) {
   const ShapeHandle input = manager.MakeShape({manager.MakeDim(4)});
   ShapeHandle result;
   {
-    InferenceContext c(kVersion, node_def_, op_def_, {input}, {}, {},
-                       &manager);
+    InferenceContext c(kVersion, node_def_, op_def_, {input}, {}, {}, &manager);
     MF_ASSERT_OK(c.Run([](InferenceContext* c) {
       c->set_output(0, c->Matrix(c->Dim(c->input(0), 0), 2));
       return OkStatus();
@@ -842,8 +856,7 @@ TEST_F(ShapeInferenceTest, SharedManagerKeepsHandlesAcrossContexts) {
     result = c.output(0);
   }
   // The context is gone; the shape it made lives in the manager.
-  InferenceContext c2(kVersion, node_def_, op_def_, {result}, {}, {},
-                      &manager);
+  InferenceContext c2(kVersion, node_def_, op_def_, {result}, {}, {}, &manager);
   EXPECT_EQ("[4,2]", c2.DebugString(c2.input(0)));
   EXPECT_TRUE(c2.Dim(c2.input(0), 0).SameHandle(c2.Dim(input, 0)));
 }

@@ -50,8 +50,8 @@ TEST(TensorLiteralTest, RealsDefaultToFloat) {
 TEST(TensorLiteralTest, DtypePrefix) {
   test::ExpectTensorEqual<int64_t>(test::AsTensor<int64_t>({2, -1}),
                                    Parse("int64:[2,-1]"));
-  test::ExpectTensorEqual<int64_t>(
-      test::AsTensor<int64_t>({int64_t{1} << 40}), Parse("DT_INT64:[1099511627776]"));
+  test::ExpectTensorEqual<int64_t>(test::AsTensor<int64_t>({int64_t{1} << 40}),
+                                   Parse("DT_INT64:[1099511627776]"));
   test::ExpectTensorEqual<double>(test::AsTensor<double>({1, 2.5}),
                                   Parse("double: [1, 2.5]"));
   test::ExpectTensorEqual<uint8_t>(test::AsTensor<uint8_t>({255}),
@@ -94,15 +94,15 @@ TEST(TensorLiteralTest, EmptyLists) {
 TEST(TensorLiteralTest, RejectsBadLiterals) {
   EXPECT_THAT(ParseError("[1,2"), StatusIs(absl::StatusCode::kInvalidArgument,
                                            HasSubstr("expected ',' or ']'")));
-  EXPECT_THAT(ParseError("[[1],[2,3]]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("ragged list")));
-  EXPECT_THAT(ParseError("[[1],2]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("ragged list")));
-  EXPECT_THAT(ParseError("[1,true]"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("mixed kinds")));
+  EXPECT_THAT(
+      ParseError("[[1],[2,3]]"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ragged list")));
+  EXPECT_THAT(
+      ParseError("[[1],2]"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ragged list")));
+  EXPECT_THAT(
+      ParseError("[1,true]"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("mixed kinds")));
   EXPECT_THAT(ParseError("3000000000"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("does not fit int32 (write int64:")));
@@ -124,15 +124,12 @@ TEST(TensorLiteralTest, RejectsBadLiterals) {
   EXPECT_THAT(ParseError("int99:[1]"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unknown dtype 'int99'")));
-  EXPECT_THAT(ParseError("[1] 2"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("unexpected text")));
-  EXPECT_THAT(ParseError("abc"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("'abc' is not a number")));
-  EXPECT_THAT(ParseError("\"open"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("unterminated string")));
+  EXPECT_THAT(ParseError("[1] 2"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                            HasSubstr("unexpected text")));
+  EXPECT_THAT(ParseError("abc"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("'abc' is not a number")));
+  EXPECT_THAT(ParseError("\"open"), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("unterminated string")));
   EXPECT_THAT(ParseError(""), StatusIs(absl::StatusCode::kInvalidArgument,
                                        HasSubstr("expected a value")));
   EXPECT_THAT(ParseError(std::string(300, '[') + std::string(300, ']')),

@@ -36,16 +36,35 @@ Status Import(const std::string& text, Graph* graph) {
 TEST(GraphConstructorTest, ImportsNodesEdgesAndDefaults) {
   Graph g(OpRegistry::Global());
   MF_ASSERT_OK(Import(R"pb(
-    node { name: "a" op: "GraphTestSource" }
-    node { name: "two" op: "GraphTestTwoOut" }
-    node { name: "u" op: "GraphTestUnary" input: "two:1" attr { key: "T" value { type: DT_INT32 } } }
-    node {
-      name: "sum" op: "GraphTestAddN" input: "a" input: "two:0" input: "^u"
-      attr { key: "N" value { i: 2 } }
-      attr { key: "T" value { type: DT_FLOAT } }
-    }
-    versions { producer: 1882 min_consumer: 12 }
-  )pb", &g));
+                        node { name: "a" op: "GraphTestSource" }
+                        node { name: "two" op: "GraphTestTwoOut" }
+                        node {
+                          name: "u"
+                          op: "GraphTestUnary"
+                          input: "two:1"
+                          attr {
+                            key: "T"
+                            value { type: DT_INT32 }
+                          }
+                        }
+                        node {
+                          name: "sum"
+                          op: "GraphTestAddN"
+                          input: "a"
+                          input: "two:0"
+                          input: "^u"
+                          attr {
+                            key: "N"
+                            value { i: 2 }
+                          }
+                          attr {
+                            key: "T"
+                            value { type: DT_FLOAT }
+                          }
+                        }
+                        versions { producer: 1882 min_consumer: 12 }
+                      )pb",
+                      &g));
   EXPECT_EQ(g.num_nodes(), 4);
   Node* a = g.FindNodeByName("a");
   ASSERT_NE(a, nullptr);
@@ -64,7 +83,16 @@ TEST(GraphConstructorTest, ImportsNodesEdgesAndDefaults) {
 TEST(GraphConstructorTest, ExportRoundTripsAndImportIsDeterministic) {
   const std::string text = R"pb(
     node { name: "two" op: "GraphTestTwoOut" }
-    node { name: "u" op: "GraphTestUnary" input: "two:1" input: "^two" attr { key: "T" value { type: DT_INT32 } } }
+    node {
+      name: "u"
+      op: "GraphTestUnary"
+      input: "two:1"
+      input: "^two"
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+    }
     node { name: "s" op: "GraphTestSink" input: "two" }
   )pb";
   Graph g1(OpRegistry::Global());
@@ -87,26 +115,29 @@ TEST(GraphConstructorTest, ExportRoundTripsAndImportIsDeterministic) {
 
 TEST(GraphConstructorTest, UnknownOpIsNotFoundNamingNode) {
   Graph g(OpRegistry::Global());
-  EXPECT_THAT(Import("node { name: 'x' op: 'GraphTestSourc' }", &g),
-              StatusIs(absl::StatusCode::kNotFound,
-                       AllOf(HasSubstr("Op type not registered 'GraphTestSourc'"),
-                             HasSubstr("{{node x}}"))));
+  EXPECT_THAT(
+      Import("node { name: 'x' op: 'GraphTestSourc' }", &g),
+      StatusIs(absl::StatusCode::kNotFound,
+               AllOf(HasSubstr("Op type not registered 'GraphTestSourc'"),
+                     HasSubstr("{{node x}}"))));
 }
 
 TEST(GraphConstructorTest, RejectsMissingInputNode) {
   Graph g(OpRegistry::Global());
-  EXPECT_THAT(Import("node { name: 's' op: 'GraphTestSink' input: 'nope' }", &g),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("Unknown input node 'nope'"),
-                             HasSubstr("{{node s}} = GraphTestSink"))));
+  EXPECT_THAT(
+      Import("node { name: 's' op: 'GraphTestSink' input: 'nope' }", &g),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("Unknown input node 'nope'"),
+                     HasSubstr("{{node s}} = GraphTestSink"))));
 }
 
 TEST(GraphConstructorTest, RejectsPortOutOfRange) {
   Graph g(OpRegistry::Global());
   EXPECT_THAT(Import(R"pb(
-    node { name: "a" op: "GraphTestSource" }
-    node { name: "s" op: "GraphTestSink" input: "a:1" }
-  )pb", &g),
+                       node { name: "a" op: "GraphTestSource" }
+                       node { name: "s" op: "GraphTestSink" input: "a:1" }
+                     )pb",
+                     &g),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("invalid output 1 of source node a which has "
                                  "1 outputs")));
@@ -115,28 +146,32 @@ TEST(GraphConstructorTest, RejectsPortOutOfRange) {
 TEST(GraphConstructorTest, RejectsMalformedPort) {
   Graph g(OpRegistry::Global());
   EXPECT_THAT(Import(R"pb(
-    node { name: "a" op: "GraphTestSource" }
-    node { name: "s" op: "GraphTestSink" input: "a:x" }
-  )pb", &g),
+                       node { name: "a" op: "GraphTestSource" }
+                       node { name: "s" op: "GraphTestSink" input: "a:x" }
+                     )pb",
+                     &g),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("malformed output port")));
 }
 
 TEST(GraphConstructorTest, RejectsWrongInputCount) {
   Graph g(OpRegistry::Global());
-  EXPECT_THAT(Import(R"pb(
-    node { name: "a" op: "GraphTestSource" }
-    node { name: "s" op: "GraphTestSink" input: "a" input: "a" }
-  )pb", &g),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node s}}")));
+  EXPECT_THAT(
+      Import(R"pb(
+               node { name: "a" op: "GraphTestSource" }
+               node { name: "s" op: "GraphTestSink" input: "a" input: "a" }
+             )pb",
+             &g),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node s}}")));
 }
 
 TEST(GraphConstructorTest, RejectsDtypeMismatch) {
   Graph g(OpRegistry::Global());
   EXPECT_THAT(Import(R"pb(
-    node { name: "i" op: "GraphTestIntSource" }
-    node { name: "s" op: "GraphTestSink" input: "i" }
-  )pb", &g),
+                       node { name: "i" op: "GraphTestIntSource" }
+                       node { name: "s" op: "GraphTestSink" input: "i" }
+                     )pb",
+                     &g),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Input 0 of node s was passed int32 from i:0 "
                                  "incompatible with expected float")));
@@ -145,9 +180,10 @@ TEST(GraphConstructorTest, RejectsDtypeMismatch) {
 TEST(GraphConstructorTest, RejectsDuplicateNames) {
   Graph g(OpRegistry::Global());
   EXPECT_THAT(Import(R"pb(
-    node { name: "a" op: "GraphTestSource" }
-    node { name: "a" op: "GraphTestSource" }
-  )pb", &g),
+                       node { name: "a" op: "GraphTestSource" }
+                       node { name: "a" op: "GraphTestSource" }
+                     )pb",
+                     &g),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("'a' is used by more than one node")));
 }
@@ -165,11 +201,44 @@ TEST(GraphConstructorTest, RejectsInvalidNames) {
 TEST(GraphConstructorTest, CycleErrorNamesANodeOnTheCycle) {
   Graph g(OpRegistry::Global());
   const Status s = Import(R"pb(
-    node { name: "a" op: "GraphTestUnary" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
-    node { name: "b" op: "GraphTestUnary" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
-    node { name: "c" op: "GraphTestUnary" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
-    node { name: "d" op: "GraphTestUnary" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
-  )pb", &g);
+                            node {
+                              name: "a"
+                              op: "GraphTestUnary"
+                              input: "c"
+                              attr {
+                                key: "T"
+                                value { type: DT_FLOAT }
+                              }
+                            }
+                            node {
+                              name: "b"
+                              op: "GraphTestUnary"
+                              input: "a"
+                              attr {
+                                key: "T"
+                                value { type: DT_FLOAT }
+                              }
+                            }
+                            node {
+                              name: "c"
+                              op: "GraphTestUnary"
+                              input: "b"
+                              attr {
+                                key: "T"
+                                value { type: DT_FLOAT }
+                              }
+                            }
+                            node {
+                              name: "d"
+                              op: "GraphTestUnary"
+                              input: "c"
+                              attr {
+                                key: "T"
+                                value { type: DT_FLOAT }
+                              }
+                            }
+                          )pb",
+                          &g);
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
                           HasSubstr("Graph has a cycle")));
   EXPECT_THAT(std::string(s.message()),
@@ -178,11 +247,21 @@ TEST(GraphConstructorTest, CycleErrorNamesANodeOnTheCycle) {
 
 TEST(GraphConstructorTest, SelfLoopIsACycle) {
   Graph g(OpRegistry::Global());
-  EXPECT_THAT(Import(R"pb(
-    node { name: "a" op: "GraphTestUnary" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
-  )pb", &g),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("node 'a' (GraphTestUnary) is its own ancestor")));
+  EXPECT_THAT(
+      Import(R"pb(
+               node {
+                 name: "a"
+                 op: "GraphTestUnary"
+                 input: "a"
+                 attr {
+                   key: "T"
+                   value { type: DT_FLOAT }
+                 }
+               }
+             )pb",
+             &g),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("node 'a' (GraphTestUnary) is its own ancestor")));
 }
 
 TEST(GraphConstructorTest, VersionsAreChecked) {
@@ -229,8 +308,9 @@ TEST(GraphConstructorTest, NodeWithMillionInputsIsRejectedQuickly) {
   s->set_op("GraphTestSink");
   for (int i = 0; i < 1000000; ++i) s->add_input("a");
   Graph g(OpRegistry::Global());
-  EXPECT_THAT(ConvertGraphDefToGraph(GraphConstructorOptions(), def, &g),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node s}}")));
+  EXPECT_THAT(
+      ConvertGraphDefToGraph(GraphConstructorOptions(), def, &g),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node s}}")));
 }
 
 TEST(GraphConstructorTest, PrefixRenamesNodesAndInputs) {

@@ -53,8 +53,7 @@ REGISTER_KERNEL_BUILDER(Name("PlacerTestSource").Device(DEVICE_CPU), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("PlacerTestSource").Device(kFake), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("PlacerTestUnary").Device(DEVICE_CPU), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("PlacerTestUnary").Device(kFake), NeverRun);
-REGISTER_KERNEL_BUILDER(Name("PlacerTestCpuOnly").Device(DEVICE_CPU),
-                        NeverRun);
+REGISTER_KERNEL_BUILDER(Name("PlacerTestCpuOnly").Device(DEVICE_CPU), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("PlacerTestShaped").Device(DEVICE_CPU), NeverRun);
 REGISTER_KERNEL_BUILDER(
     Name("PlacerTestShaped").Device(kFake).HostMemory("shape"), NeverRun);
@@ -124,7 +123,9 @@ TEST_F(PlacerTest, RequestsInEveryFormAreHonoured) {
     node { name: "a" op: "PlacerTestSource" device: "/cpu:0" }
     node { name: "b" op: "PlacerTestUnary" input: "a" device: "/device:FAKE:0" }
     node {
-      name: "c" op: "PlacerTestUnary" input: "b"
+      name: "c"
+      op: "PlacerTestUnary"
+      input: "b"
       device: "/job:localhost/replica:0/task:0/device:CPU:0"
     }
     node { name: "d" op: "PlacerTestUnary" input: "c" device: "/device:CPU:0" }
@@ -155,7 +156,10 @@ TEST_F(PlacerTest, HostMemoryArgsStayOnTheHost) {
     node { name: "x" op: "PlacerTestSource" device: "/device:FAKE:0" }
     node { name: "shape" op: "PlacerTestShapeSource" }
     node {
-      name: "shaped" op: "PlacerTestShaped" input: "x" input: "shape"
+      name: "shaped"
+      op: "PlacerTestShaped"
+      input: "x"
+      input: "shape"
       device: "/device:FAKE:0"
     }
   )pb"));
@@ -172,7 +176,12 @@ TEST_F(PlacerTest, HostMemoryArgsStayOnTheHost) {
 TEST_F(PlacerTest, RequestWithoutAKernelFailsUnlessSoft) {
   constexpr char kGraph[] = R"pb(
     node { name: "a" op: "PlacerTestSource" }
-    node { name: "b" op: "PlacerTestCpuOnly" input: "a" device: "/device:FAKE:0" }
+    node {
+      name: "b"
+      op: "PlacerTestCpuOnly"
+      input: "a"
+      device: "/device:FAKE:0"
+    }
   )pb";
   EXPECT_THAT(Place(kGraph),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -184,10 +193,21 @@ TEST_F(PlacerTest, SoftPlacementFallsBackToADeviceWithAKernel) {
   PlacerOptions options;
   options.allow_soft_placement = true;
   MF_ASSERT_OK(Place(R"pb(
-    node { name: "a" op: "PlacerTestSource" }
-    node { name: "b" op: "PlacerTestCpuOnly" input: "a" device: "/device:FAKE:0" }
-    node { name: "c" op: "PlacerTestUnary" input: "b" device: "/device:FAKE:7" }
-  )pb", options));
+                       node { name: "a" op: "PlacerTestSource" }
+                       node {
+                         name: "b"
+                         op: "PlacerTestCpuOnly"
+                         input: "a"
+                         device: "/device:FAKE:0"
+                       }
+                       node {
+                         name: "c"
+                         op: "PlacerTestUnary"
+                         input: "b"
+                         device: "/device:FAKE:7"
+                       }
+                     )pb",
+                     options));
   EXPECT_EQ(DeviceOf("b"), kCpuName);
   // FAKE:7 does not exist; soft placement picks an existing device.
   EXPECT_NE(DeviceOf("c"), "");
@@ -197,18 +217,28 @@ TEST_F(PlacerTest, ColocationPutsTheGroupOnOneDevice) {
   MF_ASSERT_OK(Place(R"pb(
     node { name: "a" op: "PlacerTestSource" device: "/cpu:0" }
     node {
-      name: "b" op: "PlacerTestUnary" input: "a"
-      attr { key: "_class" value { list { s: "loc:@a" } } }
+      name: "b"
+      op: "PlacerTestUnary"
+      input: "a"
+      attr {
+        key: "_class"
+        value { list { s: "loc:@a" } }
+      }
     }
   )pb"));
   EXPECT_EQ(DeviceOf("b"), kCpuName);
   EXPECT_THAT(Place(R"pb(
-    node { name: "a" op: "PlacerTestSource" }
-    node {
-      name: "b" op: "PlacerTestUnary" input: "a"
-      attr { key: "_class" value { list { s: "loc:@ghost" } } }
-    }
-  )pb"),
+                node { name: "a" op: "PlacerTestSource" }
+                node {
+                  name: "b"
+                  op: "PlacerTestUnary"
+                  input: "a"
+                  attr {
+                    key: "_class"
+                    value { list { s: "loc:@ghost" } }
+                  }
+                }
+              )pb"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ghost")));
 }
 
@@ -216,14 +246,16 @@ TEST_F(PlacerTest, LogDevicePlacementPrintsEachDecision) {
   std::ostringstream log;
   PlacerOptions options;
   options.log_device_placement = &log;
-  MF_ASSERT_OK(Place(R"pb(
-    node { name: "a" op: "PlacerTestSource" device: "/cpu:0" }
-    node { name: "b" op: "PlacerTestUnary" input: "a" }
-  )pb", options));
-  EXPECT_THAT(log.str(), HasSubstr(std::string("a (PlacerTestSource): ") +
-                                   kCpuName));
-  EXPECT_THAT(log.str(), HasSubstr(std::string("b (PlacerTestUnary): ") +
-                                   kFakeName));
+  MF_ASSERT_OK(
+      Place(R"pb(
+              node { name: "a" op: "PlacerTestSource" device: "/cpu:0" }
+              node { name: "b" op: "PlacerTestUnary" input: "a" }
+            )pb",
+            options));
+  EXPECT_THAT(log.str(),
+              HasSubstr(std::string("a (PlacerTestSource): ") + kCpuName));
+  EXPECT_THAT(log.str(),
+              HasSubstr(std::string("b (PlacerTestUnary): ") + kFakeName));
 }
 
 }  // namespace

@@ -20,16 +20,17 @@ namespace {
 
 using ::minflow::testing::ParseTextProtoOrDie;
 using ::minflow::testing::StatusIs;
+using shape_inference::InferenceContext;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using shape_inference::InferenceContext;
 
 // Text-proto snippets for the nodes the tests use.
 std::string Placeholder(const std::string& name, const std::string& dims,
                         const std::string& dtype = "DT_FLOAT") {
-  return absl::StrCat("node { name: '", name, "' op: 'Placeholder' attr { key: 'dtype' value { type: ", dtype,
-                      " } } attr { key: 'shape' value { shape { ", dims,
-                      " } } } }\n");
+  return absl::StrCat(
+      "node { name: '", name,
+      "' op: 'Placeholder' attr { key: 'dtype' value { type: ", dtype,
+      " } } attr { key: 'shape' value { shape { ", dims, " } } } }\n");
 }
 
 std::string IntConst(const std::string& name, const std::vector<int>& values,
@@ -83,13 +84,13 @@ class ShapeRefinerTest : public ::testing::Test {
 
 TEST_F(ShapeRefinerTest, InfersAChainOfOps) {
   const std::string f = TypeAttr("T", "DT_FLOAT");
-  MF_ASSERT_OK(Refine(
-      Placeholder("x", "dim { size: -1 } dim { size: 3 }") +
-      Placeholder("w", "dim { size: 3 } dim { size: 4 }") +
-      Placeholder("b", "dim { size: 4 }") +
-      Node("mm", "MatMul", {"x", "w"}, f) +
-      Node("ba", "BiasAdd", {"mm", "b"}, f) + Node("r", "Relu", {"ba"}, f) +
-      Node("s", "Shape", {"r"}, f)));
+  MF_ASSERT_OK(Refine(Placeholder("x", "dim { size: -1 } dim { size: 3 }") +
+                      Placeholder("w", "dim { size: 3 } dim { size: 4 }") +
+                      Placeholder("b", "dim { size: 4 }") +
+                      Node("mm", "MatMul", {"x", "w"}, f) +
+                      Node("ba", "BiasAdd", {"mm", "b"}, f) +
+                      Node("r", "Relu", {"ba"}, f) +
+                      Node("s", "Shape", {"r"}, f)));
   EXPECT_EQ("[?,4]", Shape("mm"));
   EXPECT_EQ("[?,4]", Shape("r"));
   EXPECT_EQ(DT_FLOAT, refiner_->output_type(Id("r"), 0));
@@ -110,10 +111,10 @@ TEST_F(ShapeRefinerTest, HandleIdentityFlowsThroughTheGraph) {
 }
 
 TEST_F(ShapeRefinerTest, ReshapeWithAConstantShape) {
-  MF_ASSERT_OK(Refine(Placeholder("x", "dim { size: 6 } dim { size: 4 }") +
-                      IntConst("shape", {-1, 8}) +
-                      Node("r", "Reshape", {"x", "shape"},
-                           TypeAttr("T", "DT_FLOAT"))));
+  MF_ASSERT_OK(
+      Refine(Placeholder("x", "dim { size: 6 } dim { size: 4 }") +
+             IntConst("shape", {-1, 8}) +
+             Node("r", "Reshape", {"x", "shape"}, TypeAttr("T", "DT_FLOAT"))));
   EXPECT_EQ("[3,8]", Shape("r"));
   ASSERT_NE(nullptr, refiner_->output_value(Id("shape"), 0));
 }
@@ -127,7 +128,8 @@ TEST_F(ShapeRefinerTest, ReshapeWithAShapeComputedFromShape) {
       Node("s", "Shape", {"x"}, f) + IntConst("b", {0}) + IntConst("e", {1}) +
       IntConst("st", {1}) +
       Node("d0", "StridedSlice", {"s", "b", "e", "st"},
-           i32 + TypeAttr("Index", "DT_INT32") + IntAttr("shrink_axis_mask", 1)) +
+           i32 + TypeAttr("Index", "DT_INT32") +
+               IntAttr("shrink_axis_mask", 1)) +
       IntConst("m1", {-1}, /*scalar=*/true) +
       Node("p", "Pack", {"d0", "m1"}, i32 + IntAttr("N", 2)) +
       Node("r", "Reshape", {"x", "p"}, f)));
@@ -158,8 +160,7 @@ TEST_F(ShapeRefinerTest, FoldsShapeArithmetic) {
            i32 + TypeAttr("Index", "DT_INT32") + IntAttr("end_mask", 1)) +
       IntConst("two", {2}) + IntConst("three", {3}) +
       Node("six", "Mul", {"two", "three"}, i32) + IntConst("axis", {0}, true) +
-      Node("dims", "ConcatV2", {"tail", "six", "axis"},
-           i32 + IntAttr("N", 2)) +
+      Node("dims", "ConcatV2", {"tail", "six", "axis"}, i32 + IntAttr("N", 2)) +
       Placeholder("v", "", "DT_FLOAT") +
       Node("fill", "Fill", {"dims", "v"}, f)));
   EXPECT_EQ("[7,6]", Shape("fill"));
@@ -170,29 +171,29 @@ TEST_F(ShapeRefinerTest, FoldsShapeArithmetic) {
 }
 
 TEST_F(ShapeRefinerTest, AddsMissingDefaultAttrs) {
-  MF_ASSERT_OK(Refine(Placeholder("a", "dim { size: 2 } dim { size: 3 }") +
-                      Placeholder("b", "dim { size: 3 } dim { size: 5 }") +
-                      Node("mm", "MatMul", {"a", "b"},
-                           TypeAttr("T", "DT_FLOAT"))));
+  MF_ASSERT_OK(
+      Refine(Placeholder("a", "dim { size: 2 } dim { size: 3 }") +
+             Placeholder("b", "dim { size: 3 } dim { size: 5 }") +
+             Node("mm", "MatMul", {"a", "b"}, TypeAttr("T", "DT_FLOAT"))));
   EXPECT_EQ("[2,5]", Shape("mm"));
 }
 
 TEST_F(ShapeRefinerTest, NodesMayComeInAnyOrder) {
   const std::string f = TypeAttr("T", "DT_FLOAT");
-  MF_ASSERT_OK(Refine(Node("n", "Neg", {"i", "^c"}, f) +
-                      Node("i", "Identity", {"x"}, f) +
-                      Node("c", "NoOp", {"^x"}) +
-                      Placeholder("x", "dim { size: 3 }")));
+  MF_ASSERT_OK(Refine(
+      Node("n", "Neg", {"i", "^c"}, f) + Node("i", "Identity", {"x"}, f) +
+      Node("c", "NoOp", {"^x"}) + Placeholder("x", "dim { size: 3 }")));
   EXPECT_EQ("[3]", Shape("n"));
   EXPECT_EQ(0, refiner_->num_outputs(Id("c")));
 }
 
 TEST_F(ShapeRefinerTest, MultipleOutputs) {
-  MF_ASSERT_OK(Refine(Placeholder("x", "dim { size: 4 } dim { size: 6 }") +
-                      IntConst("dim", {1}, true) +
-                      Node("sp", "Split", {"dim", "x"},
-                           TypeAttr("T", "DT_FLOAT") + IntAttr("num_split", 3)) +
-                      Node("n", "Neg", {"sp:2"}, TypeAttr("T", "DT_FLOAT"))));
+  MF_ASSERT_OK(
+      Refine(Placeholder("x", "dim { size: 4 } dim { size: 6 }") +
+             IntConst("dim", {1}, true) +
+             Node("sp", "Split", {"dim", "x"},
+                  TypeAttr("T", "DT_FLOAT") + IntAttr("num_split", 3)) +
+             Node("n", "Neg", {"sp:2"}, TypeAttr("T", "DT_FLOAT"))));
   EXPECT_EQ(3, refiner_->num_outputs(Id("sp")));
   EXPECT_EQ("[4,2]", Shape("sp", 2));
   EXPECT_EQ("[4,2]", Shape("n"));
@@ -218,11 +219,11 @@ TEST_F(ShapeRefinerTest, ErrorsNameTheNodeAndOp) {
                        AllOf(HasSubstr("refers to output 1 of 'x', which has 1 "
                                        "outputs"),
                              HasSubstr("{{node n}} = Neg"))));
-  EXPECT_THAT(Refine(Placeholder("x", "", "DT_INT32") +
-                     Node("n", "Neg", {"x"}, f)),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("was passed int32 from x:0 incompatible with "
-                                 "expected float")));
+  EXPECT_THAT(
+      Refine(Placeholder("x", "", "DT_INT32") + Node("n", "Neg", {"x"}, f)),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("was passed int32 from x:0 incompatible with "
+                         "expected float")));
   EXPECT_THAT(Refine(Placeholder("x", "") + Node("n", "Neg", {"x", "x"}, f)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Wrong number of inputs passed")));
@@ -236,11 +237,10 @@ TEST_F(ShapeRefinerTest, ErrorsNameTheNodeAndOp) {
 
 TEST_F(ShapeRefinerTest, CyclesAreErrorsNamingANodeOnThem) {
   const std::string f = TypeAttr("T", "DT_FLOAT");
-  const Status s = Refine(Placeholder("x", "") +
-                          Node("a", "AddV2", {"x", "c"}, f) +
-                          Node("b", "Neg", {"a"}, f) +
-                          Node("c", "Neg", {"b"}, f) +
-                          Node("d", "Neg", {"c"}, f));
+  const Status s =
+      Refine(Placeholder("x", "") + Node("a", "AddV2", {"x", "c"}, f) +
+             Node("b", "Neg", {"a"}, f) + Node("c", "Neg", {"b"}, f) +
+             Node("d", "Neg", {"c"}, f));
   EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
                           HasSubstr("Graph has a cycle through node")));
   const std::string message(s.message());
@@ -276,8 +276,8 @@ TEST_F(ShapeRefinerTest, LongChainNeedsNoRecursion) {
   }
   ShapeRefiner refiner(2100, OpRegistry::Global());
   MF_ASSERT_OK(refiner.RefineGraphDef(graph));
-  const int last = refiner.graph_def_view()->FindNode(
-      absl::StrCat("n", kLength - 1));
+  const int last =
+      refiner.graph_def_view()->FindNode(absl::StrCat("n", kLength - 1));
   EXPECT_EQ("[2]", refiner.ShapeString(refiner.output_shape(last, 0)));
   EXPECT_EQ(kLength, refiner.num_nodes_refined());
 }

@@ -77,7 +77,8 @@ class ArgOpTest : public test::CwiseOpsTestBase {
   void Sweep() {
     for (const TensorShape& shape :
          {TensorShape({7}), TensorShape({3, 5}), TensorShape({2, 3, 4}),
-          TensorShape({4, 1, 300}), TensorShape({0, 3}), TensorShape({2, 5, 0})}) {
+          TensorShape({4, 1, 300}), TensorShape({0, 3}),
+          TensorShape({2, 5, 0})}) {
       // Narrow value range: many ties.
       const Tensor x = test::RandomValues<T>(shape, 4, -3, 3);
       for (int d = -shape.dims(); d < shape.dims(); ++d) {
@@ -124,7 +125,8 @@ TEST_P(ArgOpTest, NaNIsNeverChosen) {
 }
 
 TEST_P(ArgOpTest, LargeInputsAreSharded) {
-  const Tensor rows = test::RandomValues<float>(TensorShape({2048, 513}), 6, -1, 1);
+  const Tensor rows =
+      test::RandomValues<float>(TensorShape({2048, 513}), 6, -1, 1);
   Check<float>(true, rows, 1);
   Check<float>(false, rows, 0);
   const Tensor column =
@@ -149,9 +151,9 @@ TEST_P(ArgOpTest, RejectsOutOfRangeDimension) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Expected dimension in the range [-2, 2), but "
                                  "got 2")));
-  EXPECT_THAT(Run<float>(false, x, -3),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("but got -3")));
+  EXPECT_THAT(
+      Run<float>(false, x, -3),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("but got -3")));
   EXPECT_THAT(Run<float>(true, test::AsScalar<float>(1), 0),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Expected dimension in the range [0, 0)")));

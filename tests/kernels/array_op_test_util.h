@@ -125,7 +125,6 @@ inline void ExpectSharesBuffer(const Tensor& out, const Tensor& in) {
 // A CPU kernel test with the array ops registered.
 class ArrayOpTest : public OpsTestBase {
  protected:
-
   // Runs the kernel, asserts OK, and checks the output shapes against the
   // op's shape function given every input's shape and value.
   void RunAndCheckShapes() {

@@ -25,14 +25,14 @@ using ::testing::HasSubstr;
 
 // Values every type can hold, and values that stress conversions.
 const std::vector<double> kValues = {
-    0,     1,      -1,     2.5,    -2.5,   0.75,   127,     128,   255,
-    256,   -129,   32767,  32768,  65535,  65536,  -32769,  1e6,   -1e6,
-    3e9,   -3e9,   1e19,   -1e19,  1e30,   -1e30,  1e300,   -0.0};
+    0,   1,    -1,    2.5,   -2.5,  0.75,  127,    128, 255,
+    256, -129, 32767, 32768, 65535, 65536, -32769, 1e6, -1e6,
+    3e9, -3e9, 1e19,  -1e19, 1e30,  -1e30, 1e300,  -0.0};
 
 template <typename T>
-constexpr bool kIsFloat = std::is_floating_point<T>::value ||
-                          std::is_same<T, half>::value ||
-                          std::is_same<T, bfloat16>::value;
+constexpr bool kIsFloat =
+    std::is_floating_point<T>::value || std::is_same<T, half>::value ||
+    std::is_same<T, bfloat16>::value;
 
 // `v` stored in Src (as a Src constant would hold it).
 template <typename Src>

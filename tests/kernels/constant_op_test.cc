@@ -20,7 +20,6 @@ using ::testing::HasSubstr;
 
 class ConstantOpTest : public test::OpsTestBaseP {
  protected:
-
   Status MakeConst(const Tensor& value, DataType dtype) {
     MakeNode("Const", "c").Attr("value", value).Attr("dtype", dtype);
     return MakeOp();

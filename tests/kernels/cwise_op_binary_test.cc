@@ -152,30 +152,35 @@ const Range kSmall{-50, 50};
 const Range kDivisor{-9, 9, /*nonzero=*/true};
 
 TEST_P(CwiseBinaryOpTest, Add) {
-  SweepReals("Add", [](double a, double b) { return a + b; }, kSmall, kSmall);
+  SweepReals(
+      "Add", [](double a, double b) { return a + b; }, kSmall, kSmall);
 }
 TEST_P(CwiseBinaryOpTest, AddV2) {
-  SweepReals("AddV2", [](double a, double b) { return a + b; }, kSmall,
-             kSmall);
+  SweepReals(
+      "AddV2", [](double a, double b) { return a + b; }, kSmall, kSmall);
 }
 TEST_P(CwiseBinaryOpTest, Sub) {
-  SweepReals("Sub", [](double a, double b) { return a - b; }, kSmall, kSmall);
+  SweepReals(
+      "Sub", [](double a, double b) { return a - b; }, kSmall, kSmall);
 }
 TEST_P(CwiseBinaryOpTest, Mul) {
-  SweepReals("Mul", [](double a, double b) { return a * b; }, kSmall, kSmall);
+  SweepReals(
+      "Mul", [](double a, double b) { return a * b; }, kSmall, kSmall);
 }
 TEST_P(CwiseBinaryOpTest, Maximum) {
-  SweepReals("Maximum", [](double a, double b) { return std::max(a, b); },
-             kSmall, kSmall);
+  SweepReals(
+      "Maximum", [](double a, double b) { return std::max(a, b); }, kSmall,
+      kSmall);
 }
 TEST_P(CwiseBinaryOpTest, Minimum) {
-  SweepReals("Minimum", [](double a, double b) { return std::min(a, b); },
-             kSmall, kSmall);
+  SweepReals(
+      "Minimum", [](double a, double b) { return std::min(a, b); }, kSmall,
+      kSmall);
 }
 TEST_P(CwiseBinaryOpTest, SquaredDifference) {
-  SweepReals("SquaredDifference",
-             [](double a, double b) { return (a - b) * (a - b); }, kSmall,
-             kSmall);
+  SweepReals(
+      "SquaredDifference", [](double a, double b) { return (a - b) * (a - b); },
+      kSmall, kSmall);
 }
 
 TEST_P(CwiseBinaryOpTest, DivTruncatesIntegersAndDividesFloats) {

@@ -26,8 +26,8 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
 std::vector<TensorShape> SmallShapes() {
-  return {TensorShape({}),     TensorShape({0}),       TensorShape({1}),
-          TensorShape({7}),    TensorShape({3, 5}),    TensorShape({2, 0, 3}),
+  return {TensorShape({}),        TensorShape({0}),    TensorShape({1}),
+          TensorShape({7}),       TensorShape({3, 5}), TensorShape({2, 0, 3}),
           TensorShape({2, 3, 4}), TensorShape({1000})};
 }
 
@@ -40,9 +40,9 @@ class CwiseUnaryOpTest : public test::CwiseOpsTestBase {
   template <typename T>
   void Check(const std::string& op, const Ref& ref, double lo, double hi,
              const TensorShape& shape) {
-    SCOPED_TRACE(::testing::Message() << op << " "
-                                      << DataTypeString(DataTypeToEnum<T>::v())
-                                      << " " << shape.DebugString());
+    SCOPED_TRACE(::testing::Message()
+                 << op << " " << DataTypeString(DataTypeToEnum<T>::v()) << " "
+                 << shape.DebugString());
     MakeNode(op).Input(DataTypeToEnum<T>::v());
     MF_ASSERT_OK(MakeOp());
     const Tensor x = test::RandomValues<T>(shape, shape.num_elements(), lo, hi);
@@ -72,8 +72,7 @@ class CwiseUnaryOpTest : public test::CwiseOpsTestBase {
     Check<float>(op, ref, lo, hi, kLargeShape);
   }
 
-  void SweepReals(const std::string& op, const Ref& ref, double lo,
-                  double hi) {
+  void SweepReals(const std::string& op, const Ref& ref, double lo, double hi) {
     SweepFloats(op, ref, lo, hi);
     Sweep<int32_t>(op, ref, lo, hi);
     Sweep<int64_t>(op, ref, lo, hi);
@@ -101,10 +100,12 @@ class CwiseUnaryOpTest : public test::CwiseOpsTestBase {
 };
 
 TEST_P(CwiseUnaryOpTest, Neg) {
-  SweepReals("Neg", [](double x) { return -x; }, -100, 100);
+  SweepReals(
+      "Neg", [](double x) { return -x; }, -100, 100);
 }
 TEST_P(CwiseUnaryOpTest, Abs) {
-  SweepReals("Abs", [](double x) { return std::fabs(x); }, -100, 100);
+  SweepReals(
+      "Abs", [](double x) { return std::fabs(x); }, -100, 100);
 }
 TEST_P(CwiseUnaryOpTest, Sign) {
   SweepReals(
@@ -112,14 +113,16 @@ TEST_P(CwiseUnaryOpTest, Sign) {
       -3, 3);
 }
 TEST_P(CwiseUnaryOpTest, Square) {
-  SweepReals("Square", [](double x) { return x * x; }, -100, 100);
+  SweepReals(
+      "Square", [](double x) { return x * x; }, -100, 100);
 }
 TEST_P(CwiseUnaryOpTest, Round) {
-  SweepReals("Round", [](double x) { return std::nearbyint(x); }, -10,
-                    10);
+  SweepReals(
+      "Round", [](double x) { return std::nearbyint(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Relu) {
-  SweepReals("Relu", [](double x) { return x > 0 ? x : 0; }, -10, 10);
+  SweepReals(
+      "Relu", [](double x) { return x > 0 ? x : 0; }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Relu6) {
   SweepReals(
@@ -127,48 +130,58 @@ TEST_P(CwiseUnaryOpTest, Relu6) {
 }
 
 TEST_P(CwiseUnaryOpTest, Sqrt) {
-  SweepFloats("Sqrt", [](double x) { return std::sqrt(x); }, 0, 100);
+  SweepFloats(
+      "Sqrt", [](double x) { return std::sqrt(x); }, 0, 100);
 }
 TEST_P(CwiseUnaryOpTest, Rsqrt) {
-  SweepFloats("Rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.01,
-                     100);
+  SweepFloats(
+      "Rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.01, 100);
 }
 TEST_P(CwiseUnaryOpTest, Exp) {
-  SweepFloats("Exp", [](double x) { return std::exp(x); }, -10, 10);
+  SweepFloats(
+      "Exp", [](double x) { return std::exp(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Log) {
-  SweepFloats("Log", [](double x) { return std::log(x); }, 0.01, 100);
+  SweepFloats(
+      "Log", [](double x) { return std::log(x); }, 0.01, 100);
 }
 TEST_P(CwiseUnaryOpTest, Log1p) {
-  SweepFloats("Log1p", [](double x) { return std::log1p(x); }, -0.9,
-                     10);
+  SweepFloats(
+      "Log1p", [](double x) { return std::log1p(x); }, -0.9, 10);
 }
 TEST_P(CwiseUnaryOpTest, Tanh) {
-  SweepFloats("Tanh", [](double x) { return std::tanh(x); }, -5, 5);
+  SweepFloats(
+      "Tanh", [](double x) { return std::tanh(x); }, -5, 5);
 }
 TEST_P(CwiseUnaryOpTest, Sigmoid) {
   SweepFloats(
       "Sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -20, 20);
 }
 TEST_P(CwiseUnaryOpTest, Sin) {
-  SweepFloats("Sin", [](double x) { return std::sin(x); }, -10, 10);
+  SweepFloats(
+      "Sin", [](double x) { return std::sin(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Cos) {
-  SweepFloats("Cos", [](double x) { return std::cos(x); }, -10, 10);
+  SweepFloats(
+      "Cos", [](double x) { return std::cos(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Atan) {
-  SweepFloats("Atan", [](double x) { return std::atan(x); }, -10, 10);
+  SweepFloats(
+      "Atan", [](double x) { return std::atan(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Floor) {
-  SweepFloats("Floor", [](double x) { return std::floor(x); }, -10,
-                     10);
+  SweepFloats(
+      "Floor", [](double x) { return std::floor(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Ceil) {
-  SweepFloats("Ceil", [](double x) { return std::ceil(x); }, -10, 10);
+  SweepFloats(
+      "Ceil", [](double x) { return std::ceil(x); }, -10, 10);
 }
 TEST_P(CwiseUnaryOpTest, Reciprocal) {
-  SweepFloats("Reciprocal", [](double x) { return 1 / x; }, 0.1, 10);
-  SweepFloats("Reciprocal", [](double x) { return 1 / x; }, -10, -0.1);
+  SweepFloats(
+      "Reciprocal", [](double x) { return 1 / x; }, 0.1, 10);
+  SweepFloats(
+      "Reciprocal", [](double x) { return 1 / x; }, -10, -0.1);
 }
 TEST_P(CwiseUnaryOpTest, Elu) {
   SweepFloats(
@@ -235,10 +248,8 @@ TEST_P(CwiseUnaryOpTest, RoundIsBankersRounding) {
 TEST_P(CwiseUnaryOpTest, ReluPropagatesNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
-  ExpectValues<float>("Relu", {nan, -inf, inf, -1.0f},
-                      {nan, 0.0f, inf, 0.0f});
-  ExpectValues<float>("Relu6", {nan, -inf, inf, 7.0f},
-                      {nan, 0.0f, 6.0f, 6.0f});
+  ExpectValues<float>("Relu", {nan, -inf, inf, -1.0f}, {nan, 0.0f, inf, 0.0f});
+  ExpectValues<float>("Relu6", {nan, -inf, inf, 7.0f}, {nan, 0.0f, 6.0f, 6.0f});
 }
 
 TEST_P(CwiseUnaryOpTest, SignOfNaNIsNaN) {

@@ -117,8 +117,8 @@ TEST(ForEachBroadcastRunTest, MatchesNaiveOffsetsFromEveryBlockStart) {
   const std::array<internal::BCastVec, 2> strides = {
       BCastStrides(b.x_reshape()), BCastStrides(b.y_reshape())};
   const int64_t total = out.num_elements();
-  for (int64_t begin : {int64_t{0}, int64_t{1}, int64_t{4}, int64_t{7},
-                        total - 1}) {
+  for (int64_t begin :
+       {int64_t{0}, int64_t{1}, int64_t{4}, int64_t{7}, total - 1}) {
     for (int64_t end : {begin + 1, begin + 6, total}) {
       if (end > total) continue;
       int64_t next = begin;

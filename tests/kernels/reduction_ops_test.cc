@@ -71,8 +71,8 @@ double Reduce(Kind k, const std::vector<double>& values) {
       for (double v : values) acc = std::isnan(v) || v > acc ? v : acc;
       return acc;
     case Kind::kMin:
-      acc = kInt ? static_cast<double>(std::numeric_limits<T>::max())
-                 : INFINITY;
+      acc =
+          kInt ? static_cast<double>(std::numeric_limits<T>::max()) : INFINITY;
       for (double v : values) acc = std::isnan(v) || v < acc ? v : acc;
       return acc;
   }
@@ -198,7 +198,8 @@ TEST_P(ReductionOpTest, EveryRegisteredType) {
 }
 
 TEST_P(ReductionOpTest, Int64Axes) {
-  const Tensor data = test::RandomValues<float>(TensorShape({3, 4, 5}), 1, -1, 1);
+  const Tensor data =
+      test::RandomValues<float>(TensorShape({3, 4, 5}), 1, -1, 1);
   Check<float, int64_t>(Kind::kSum, data, {-1, 0}, false);
   Check<float, int64_t>(Kind::kMax, data, {1}, true);
 }
@@ -217,15 +218,16 @@ TEST_P(ReductionOpTest, EmptyReductionsGiveIdentities) {
   // The values themselves, as TensorFlow gives them.
   MF_ASSERT_OK(Run<float>(Kind::kMax, empty, {0}, false));
   EXPECT_EQ(GetOutput(0)->flat<float>()(0), -INFINITY);
-  MF_ASSERT_OK(Run<int32_t>(Kind::kMin, Tensor(DT_INT32, TensorShape({0})),
-                            {0}, false));
+  MF_ASSERT_OK(
+      Run<int32_t>(Kind::kMin, Tensor(DT_INT32, TensorShape({0})), {0}, false));
   EXPECT_EQ(GetOutput(0)->scalar<int32_t>()(), 2147483647);
   MF_ASSERT_OK(Run<float>(Kind::kMean, empty, {0}, false));
   EXPECT_TRUE(std::isnan(GetOutput(0)->flat<float>()(0)));
 }
 
 TEST_P(ReductionOpTest, ReducingNothingReturnsTheInput) {
-  const Tensor data = test::RandomValues<float>(TensorShape({2, 1, 3}), 2, -1, 1);
+  const Tensor data =
+      test::RandomValues<float>(TensorShape({2, 1, 3}), 2, -1, 1);
   for (Kind k : kKinds) {
     Check<float>(k, data, {}, false);
     Check<float>(k, data, {1}, false);
@@ -247,12 +249,11 @@ TEST_P(ReductionOpTest, MaxAndMinPropagateNaN) {
 TEST_P(ReductionOpTest, IntegerMeanTruncatesAndSumsInInt64) {
   // The sum overflows int32; TensorFlow's Mean accumulates in int64.
   const int32_t big = 2000000000;
-  MF_ASSERT_OK(Run<int32_t>(Kind::kMean,
-                            test::AsTensor<int32_t>({big, big, big, -7}), {0},
-                            false));
+  MF_ASSERT_OK(Run<int32_t>(
+      Kind::kMean, test::AsTensor<int32_t>({big, big, big, -7}), {0}, false));
   EXPECT_EQ(GetOutput(0)->scalar<int32_t>()(), 1499999998);
-  MF_ASSERT_OK(Run<int32_t>(Kind::kMean, test::AsTensor<int32_t>({-7, 0}), {0},
-                            false));
+  MF_ASSERT_OK(
+      Run<int32_t>(Kind::kMean, test::AsTensor<int32_t>({-7, 0}), {0}, false));
   EXPECT_EQ(GetOutput(0)->scalar<int32_t>()(), -3);
   // Sum wraps (Note [Integer overflow in kernels]).
   MF_ASSERT_OK(Run<int32_t>(Kind::kSum, test::AsTensor<int32_t>({big, big}),

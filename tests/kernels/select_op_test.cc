@@ -23,8 +23,10 @@ class SelectOpTest : public test::CwiseOpsTestBase {
   template <typename T>
   Status Run(const std::string& op, const Tensor& cond, const Tensor& t,
              const Tensor& e) {
-    MakeNode(op).Input(DT_BOOL).Input(DataTypeToEnum<T>::v()).Input(
-        DataTypeToEnum<T>::v());
+    MakeNode(op)
+        .Input(DT_BOOL)
+        .Input(DataTypeToEnum<T>::v())
+        .Input(DataTypeToEnum<T>::v());
     MF_RETURN_IF_ERROR(MakeOp());
     AddInputTensor(cond);
     AddInputTensor(t);
@@ -50,10 +52,10 @@ class SelectOpTest : public test::CwiseOpsTestBase {
     ASSERT_TRUE(test::BroadcastShapes(ct, e, &out));
     std::vector<double> want(out.num_elements());
     for (int64_t i = 0; i < out.num_elements(); ++i) {
-      want[i] = cond.base<bool>()[test::BroadcastOffset(out, c, i)]
-                    ? test::ElementAt<T>(then, test::BroadcastOffset(out, t, i))
-                    : test::ElementAt<T>(else_,
-                                         test::BroadcastOffset(out, e, i));
+      want[i] =
+          cond.base<bool>()[test::BroadcastOffset(out, c, i)]
+              ? test::ElementAt<T>(then, test::BroadcastOffset(out, t, i))
+              : test::ElementAt<T>(else_, test::BroadcastOffset(out, e, i));
     }
     test::ExpectMatches<T>(*GetOutput(0), out, want, {0, 0});
     ExpectShapeFnAgrees();
@@ -104,16 +106,14 @@ TEST_P(SelectOpTest, LargeRowSelectIsSharded) {
 }
 
 TEST_P(SelectOpTest, Strings) {
-  MF_ASSERT_OK(Run<std::string>(
-      "Select", test::AsTensor<bool>({true, false}),
-      test::AsTensor<std::string>({"a", "b"}),
-      test::AsTensor<std::string>({"c", "d"})));
-  test::ExpectTensorEqual<std::string>(
-      *GetOutput(0), test::AsTensor<std::string>({"a", "d"}));
-  MF_ASSERT_OK(Run<std::string>(
-      "SelectV2", test::AsTensor<bool>({true, false}),
-      test::AsScalar<std::string>("then"),
-      test::AsTensor<std::string>({"c", "d"})));
+  MF_ASSERT_OK(Run<std::string>("Select", test::AsTensor<bool>({true, false}),
+                                test::AsTensor<std::string>({"a", "b"}),
+                                test::AsTensor<std::string>({"c", "d"})));
+  test::ExpectTensorEqual<std::string>(*GetOutput(0),
+                                       test::AsTensor<std::string>({"a", "d"}));
+  MF_ASSERT_OK(Run<std::string>("SelectV2", test::AsTensor<bool>({true, false}),
+                                test::AsScalar<std::string>("then"),
+                                test::AsTensor<std::string>({"c", "d"})));
   test::ExpectTensorEqual<std::string>(
       *GetOutput(0), test::AsTensor<std::string>({"then", "d"}));
 }
@@ -163,15 +163,15 @@ TEST_P(SelectOpTest, ElementwiseNeedsSameShapes) {
       Run<float>("Select", test::AsTensor<bool>({true, false}),
                  Tensor(DT_FLOAT, TensorShape({3})),
                  Tensor(DT_FLOAT, TensorShape({3}))),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("Inputs to operation op of type Select must have the "
-                         "same size and shape.  Input 0: [2] != input 1: [3]")));
-  EXPECT_THAT(
-      Run<float>("Select", Tensor(DT_BOOL, TensorShape({2, 2})),
-                 Tensor(DT_FLOAT, TensorShape({2, 2})),
-                 Tensor(DT_FLOAT, TensorShape({2, 1}))),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("Input 0: [2,2] != input 2: [2,1]")));
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr("Inputs to operation op of type Select must have the "
+                    "same size and shape.  Input 0: [2] != input 1: [3]")));
+  EXPECT_THAT(Run<float>("Select", Tensor(DT_BOOL, TensorShape({2, 2})),
+                         Tensor(DT_FLOAT, TensorShape({2, 2})),
+                         Tensor(DT_FLOAT, TensorShape({2, 1}))),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Input 0: [2,2] != input 2: [2,1]")));
 }
 
 TEST_P(SelectOpTest, SelectV2Broadcasts) {

@@ -97,9 +97,9 @@ TEST_P(SoftmaxOpTest, WritesInPlaceWhenTheInputCanBeForwarded) {
   AddInputFromArray<float>(TensorShape({2, 2}), {0, 0, 1, 1});
   MF_ASSERT_OK(RunOpKernel());
   EXPECT_TRUE(GetOutput(0)->SharesBufferWith(GetInput(0)));
-  test::ExpectTensorNear<float>(*GetOutput(0),
-                                test::AsTensor<float>({0.5, 0.5, 0.5, 0.5},
-                                                      TensorShape({2, 2})));
+  test::ExpectTensorNear<float>(
+      *GetOutput(0),
+      test::AsTensor<float>({0.5, 0.5, 0.5, 0.5}, TensorShape({2, 2})));
 }
 
 TEST_P(SoftmaxOpTest, RejectsScalars) {

@@ -103,8 +103,7 @@ TEST(ArrayIndexOpsTest, StridedSliceRanges) {
   INFER_OK(StridedSlice({-100}, {100}, {1}), "[10];[1];[1];[1]", "[10]");
   INFER_OK(StridedSlice({5}, {2}, {1}), "[10];[1];[1];[1]", "[0]");
   // Fewer indices than dims: the rest are taken whole.
-  INFER_OK(StridedSlice({1}, {3}, {1}), "[10,20,30];[1];[1];[1]",
-           "[2,20,30]");
+  INFER_OK(StridedSlice({1}, {3}, {1}), "[10,20,30];[1];[1];[1]", "[2,20,30]");
   // Unknown dims stay unknown.
   INFER_OK(StridedSlice({1}, {3}, {1}), "[?,20];[1];[1];[1]", "[?,20]");
 }
@@ -160,7 +159,8 @@ TEST(ArrayIndexOpsTest, StridedSliceRejectsBadSpecs) {
   INFER_ERROR("strides must be int32 or int64", op, "[4];[1];[1];[1]");
 }
 
-// ---- GatherV2, OneHot ----------------------------------------------------------------------
+// ---- GatherV2, OneHot
+// ----------------------------------------------------------------------
 
 TEST(ArrayIndexOpsTest, GatherV2) {
   ShapeInferenceTestOp op("GatherV2");
@@ -212,8 +212,7 @@ TEST(ArrayIndexOpsTest, OneHot) {
   op.Attr("axis", 1);
   INFER_OK(op, "[2,3];[];[];[]", "[d0_0,5,d0_1]");
   op.Attr("axis", 3);
-  INFER_ERROR("Expected axis to be -1 or between [0, 3)", op,
-              "[2,3];[];[];[]");
+  INFER_ERROR("Expected axis to be -1 or between [0, 3)", op, "[2,3];[];[];[]");
   op.Attr("axis", -2);
   INFER_ERROR("axis must be >= -1", op, "[2,3];[];[];[]");
   op.Attr("axis", -1).SetInputTensor(1, AsScalar<int32_t>(-5));

@@ -80,7 +80,8 @@ TEST(ArrayOpsTest, ShapeSizeRank) {
   }
 }
 
-// ---- Reshape ---------------------------------------------------------------------
+// ---- Reshape
+// ---------------------------------------------------------------------
 
 TEST(ArrayOpsTest, ReshapeWithKnownShape) {
   ShapeInferenceTestOp op("Reshape");
@@ -88,9 +89,10 @@ TEST(ArrayOpsTest, ReshapeWithKnownShape) {
   INFER_OK(op, "[3,2];[2]", "[2,3]");
   INFER_OK(op, "?;[2]", "[2,3]");
   INFER_OK(op, "[?,2];[2]", "[2,3]");
-  INFER_ERROR("Cannot reshape a tensor with 8 elements to shape [2,3] "
-              "(6 elements)",
-              op, "[4,2];[2]");
+  INFER_ERROR(
+      "Cannot reshape a tensor with 8 elements to shape [2,3] "
+      "(6 elements)",
+      op, "[4,2];[2]");
   // The shape input must be a vector.
   ShapeInferenceTestOp no_value("Reshape");
   INFER_ERROR("Shape must be rank 1 but is rank 0", no_value, "[6];[]");
@@ -129,8 +131,7 @@ TEST(ArrayOpsTest, ReshapeWithUnknownShapeValue) {
 TEST(ArrayOpsTest, ReshapeRejectsBadShapeValues) {
   ShapeInferenceTestOp op("Reshape");
   op.SetInputTensor(1, AsTensor<int32_t>({-1, -1}));
-  INFER_ERROR("Only one input size may be -1, not both 0 and 1", op,
-              "[4];[2]");
+  INFER_ERROR("Only one input size may be -1, not both 0 and 1", op, "[4];[2]");
   op.SetInputTensor(1, AsTensor<int32_t>({2, -2}));
   INFER_ERROR("Size 1 must be non-negative, not -2", op, "[4];[2]");
   op.SetInputTensor(1, AsTensor<float>({2.0f, 2.0f}));
@@ -139,7 +140,8 @@ TEST(ArrayOpsTest, ReshapeRejectsBadShapeValues) {
   INFER_ERROR("more elements than int64 can count", op, "?;[2]");
 }
 
-// ---- ExpandDims, Squeeze, Transpose --------------------------------------------------
+// ---- ExpandDims, Squeeze, Transpose
+// --------------------------------------------------
 
 TEST(ArrayOpsTest, ExpandDims) {
   ShapeInferenceTestOp op("ExpandDims");
@@ -215,7 +217,8 @@ TEST(ArrayOpsTest, TransposeRejectsBadPerms) {
   INFER_ERROR("transpose expects a vector of size 2", op, "[2,3];?");
 }
 
-// ---- ConcatV2, Pack, Unpack ------------------------------------------------------------
+// ---- ConcatV2, Pack, Unpack
+// ------------------------------------------------------------
 
 TEST(ArrayOpsTest, ConcatV2WithKnownAxis) {
   ShapeInferenceTestOp op("ConcatV2");
@@ -287,7 +290,8 @@ TEST(ArrayOpsTest, Unpack) {
   INFER_ERROR("num", no_num, "[2,3]");
 }
 
-// ---- Split, SplitV ---------------------------------------------------------------------
+// ---- Split, SplitV
+// ---------------------------------------------------------------------
 
 TEST(ArrayOpsTest, Split) {
   ShapeInferenceTestOp op("Split");
@@ -300,9 +304,10 @@ TEST(ArrayOpsTest, Split) {
   op.SetInputTensor(0, AsScalar<int32_t>(-1));
   INFER_OK(op, "[];[2,4]", "[d1_0,2];[d1_0,2]");
   op.SetInputTensor(0, AsScalar<int32_t>(0));
-  INFER_ERROR("Number of ways to split should evenly divide the split "
-              "dimension",
-              op, "[];[3,4]");
+  INFER_ERROR(
+      "Number of ways to split should evenly divide the split "
+      "dimension",
+      op, "[];[3,4]");
   op.SetInputTensor(0, AsScalar<int32_t>(2));
   INFER_ERROR("must be in range [-2, 2)", op, "[];[2,4]");
   op.ClearInputTensor(0);
@@ -336,7 +341,8 @@ TEST(ArrayOpsTest, SplitV) {
   INFER_ERROR("size_splits sum overflows int64", op, "[2,4];[2];[]");
 }
 
-// ---- Fill, Tile ------------------------------------------------------------------------
+// ---- Fill, Tile
+// ------------------------------------------------------------------------
 
 TEST(ArrayOpsTest, Fill) {
   ShapeInferenceTestOp op("Fill");
@@ -374,7 +380,8 @@ TEST(ArrayOpsTest, Tile) {
   INFER_ERROR("overflow", op, "[8,3];[2]");
 }
 
-// ---- Pad, PadV2, MirrorPad ---------------------------------------------------------------
+// ---- Pad, PadV2, MirrorPad
+// ---------------------------------------------------------------
 
 TEST(ArrayOpsTest, Pad) {
   for (const char* name : {"Pad", "PadV2"}) {
@@ -405,8 +412,8 @@ TEST(ArrayOpsTest, MirrorPad) {
   INFER_OK(op, "[3];[1,2]", "[7]");
   INFER_OK(op, "[?];[1,2]", "[?]");
   op.SetInputTensor(1, AsTensor<int32_t>({3, 0}, TensorShape({1, 2})));
-  INFER_ERROR("paddings must be no greater than the dimension size minus 1",
-              op, "[3];[1,2]");
+  INFER_ERROR("paddings must be no greater than the dimension size minus 1", op,
+              "[3];[1,2]");
   op.Attr("mode", "SYMMETRIC");
   INFER_OK(op, "[3];[1,2]", "[6]");
   op.SetInputTensor(1, AsTensor<int32_t>({4, 0}, TensorShape({1, 2})));

@@ -38,9 +38,10 @@ TEST(ImageOpsTest, ExtractImagePatches) {
 TEST(ImageOpsTest, ExtractImagePatchesRejectsBadInput) {
   ShapeInferenceTestOp op =
       Patches({1, 3, 3}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
-  INFER_ERROR("ExtractImagePatches requires the ksizes attribute to contain 4 "
-              "values, but got: 3",
-              op, "[2,5,5,3]");
+  INFER_ERROR(
+      "ExtractImagePatches requires the ksizes attribute to contain 4 "
+      "values, but got: 3",
+      op, "[2,5,5,3]");
   op = Patches({1, 0, 3, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
   INFER_ERROR("ksizes must be positive", op, "[2,5,5,3]");
   op = Patches({1, 3, 3, 1}, {1, 0, 1, 1}, {1, 1, 1, 1}, "VALID");

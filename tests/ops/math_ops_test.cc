@@ -16,9 +16,9 @@ using test::AsTensor;
 
 TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
   for (const char* name :
-       {"Neg", "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Log1p",
-        "Tanh", "Sigmoid", "Sin", "Cos", "Atan", "Floor", "Ceil", "Round",
-        "Reciprocal", "LogicalNot", "Cast"}) {
+       {"Neg",   "Abs",   "Sign",  "Square",     "Sqrt",       "Rsqrt", "Exp",
+        "Log",   "Log1p", "Tanh",  "Sigmoid",    "Sin",        "Cos",   "Atan",
+        "Floor", "Ceil",  "Round", "Reciprocal", "LogicalNot", "Cast"}) {
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[1,?,3]", "in0");
     INFER_OK(op, "?", "in0");
@@ -30,10 +30,11 @@ TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
 
 TEST(MathOpsTest, BinaryOpsBroadcast) {
   for (const char* name :
-       {"Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "FloorMod",
-        "Maximum", "Minimum", "Pow", "SquaredDifference", "Equal", "NotEqual",
-        "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
-        "LogicalOr"}) {
+       {"Add",     "AddV2",        "Sub",        "Mul",
+        "Div",     "RealDiv",      "FloorDiv",   "FloorMod",
+        "Maximum", "Minimum",      "Pow",        "SquaredDifference",
+        "Equal",   "NotEqual",     "Less",       "LessEqual",
+        "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"}) {
     SCOPED_TRACE(name);
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[1,2];?", "?");
@@ -53,8 +54,7 @@ TEST(MathOpsTest, BinaryOpsBroadcast) {
     INFER_OK(op, "[0];[?]", "[?]");
     INFER_OK(op, "[?,2];[5,?,2]", "[d1_0,?,d0_1]");
     INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2];[3]");
-    INFER_ERROR("Dimensions must be equal, but are 4 and 3", op,
-                "[4,5];[3,5]");
+    INFER_ERROR("Dimensions must be equal, but are 4 and 3", op, "[4,5];[3,5]");
   }
 }
 

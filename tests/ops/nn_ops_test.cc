@@ -87,12 +87,14 @@ TEST(NnOpsTest, Conv2DDilationsExplicitPaddingAndNCHW) {
 TEST(NnOpsTest, Conv2DGroups) {
   ShapeInferenceTestOp op = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
   INFER_OK(op, "[1,5,5,6];[3,3,3,8]", "[d0_0,3,3,d1_3]");
-  INFER_ERROR("Depth of input (6) is not a multiple of input depth of filter "
-              "(4)",
-              op, "[1,5,5,6];[3,3,4,8]");
-  INFER_ERROR("Depth of output (7) is not a multiple of the number of groups "
-              "(2)",
-              op, "[1,5,5,6];[3,3,3,7]");
+  INFER_ERROR(
+      "Depth of input (6) is not a multiple of input depth of filter "
+      "(4)",
+      op, "[1,5,5,6];[3,3,4,8]");
+  INFER_ERROR(
+      "Depth of output (7) is not a multiple of the number of groups "
+      "(2)",
+      op, "[1,5,5,6];[3,3,3,7]");
   INFER_ERROR("input depth of filter (0)", op, "[1,5,5,6];[3,3,0,8]");
 }
 
@@ -103,9 +105,10 @@ TEST(NnOpsTest, Conv2DRejectsBadAttrsAndShapes) {
   INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[2,2,3];[3,3,3,8]");
   INFER_ERROR("error in input 1", op, "[1,2,2,3];[3,3,8]");
   op.Attr("strides", Ints{1, 1, 1});
-  INFER_ERROR("Conv2D requires the strides attribute to contain 4 values, but "
-              "got: 3",
-              op, "[1,5,5,3];[3,3,3,8]");
+  INFER_ERROR(
+      "Conv2D requires the strides attribute to contain 4 values, but "
+      "got: 3",
+      op, "[1,5,5,3];[3,3,3,8]");
   op.Attr("strides", Ints{1, 0, 1, 1});
   INFER_ERROR("Stride must be > 0, but got 0", op, "[1,5,5,3];[3,3,3,8]");
   op.Attr("strides", Ints{1, 1, 1, 1}).Attr("dilations", Ints{1, 0, 1, 1});
@@ -125,15 +128,15 @@ TEST(NnOpsTest, Conv2DRejectsBadAttrsAndShapes) {
   INFER_ERROR("Nonzero explicit padding in the batch or depth dimensions", op,
               "[1,5,5,3];[3,3,3,8]");
   op.Attr("padding", "FULL");
-  INFER_ERROR("FULL is not an allowed padding type", op,
-              "[1,5,5,3];[3,3,3,8]");
+  INFER_ERROR("FULL is not an allowed padding type", op, "[1,5,5,3];[3,3,3,8]");
   ShapeInferenceTestOp no_strides("Conv2D");
   no_strides.Attr("padding", "SAME");
   INFER_ERROR("strides", no_strides, "[1,5,5,3];[3,3,3,8]");
 }
 
 TEST(NnOpsTest, DepthwiseConv2dNative) {
-  ShapeInferenceTestOp op = Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
+  ShapeInferenceTestOp op =
+      Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
   INFER_OK(op, "[1,5,5,3];[3,3,3,2]", "[d0_0,3,3,6]");
   INFER_OK(op, "[1,5,5,3];[3,3,3,1]", "[d0_0,3,3,d0_3]");
   INFER_OK(op, "?;[3,3,3,2]", "[?,?,?,6]");
@@ -147,9 +150,10 @@ TEST(NnOpsTest, DepthwiseConv2dNative) {
   op.Attr("explicit_paddings", Ints{0, 0, 1, 1, 1, 1, 0, 0});
   INFER_OK(op, "[1,5,5,3];[3,3,3,2]", "[d0_0,5,5,6]");
   op.Attr("strides", Ints{1, 1});
-  INFER_ERROR("DepthwiseConv2D requires the strides attribute to contain 4 "
-              "values",
-              op, "[1,5,5,3];[3,3,3,2]");
+  INFER_ERROR(
+      "DepthwiseConv2D requires the strides attribute to contain 4 "
+      "values",
+      op, "[1,5,5,3];[3,3,3,2]");
 }
 
 ShapeInferenceTestOp Pool(const char* name, Ints ksize, Ints strides,
@@ -182,11 +186,11 @@ TEST(NnOpsTest, MaxPool) {
 }
 
 TEST(NnOpsTest, MaxPoolRejectsBadWindows) {
-  ShapeInferenceTestOp op =
-      Pool("MaxPool", {1, 2, 2}, {1, 2, 2, 1}, "VALID");
-  INFER_ERROR("MaxPool requires the ksize attribute to contain 4 values, but "
-              "got: 3",
-              op, "[1,4,4,3]");
+  ShapeInferenceTestOp op = Pool("MaxPool", {1, 2, 2}, {1, 2, 2, 1}, "VALID");
+  INFER_ERROR(
+      "MaxPool requires the ksize attribute to contain 4 values, but "
+      "got: 3",
+      op, "[1,4,4,3]");
   op = Pool("MaxPool", {1, 0, 2, 1}, {1, 2, 2, 1}, "VALID");
   INFER_ERROR("Sliding window ksize must be positive", op, "[1,4,4,3]");
   op = Pool("MaxPool", {1, 2, 2, 1}, {1, -2, 2, 1}, "VALID");

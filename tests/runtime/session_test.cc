@@ -31,19 +31,13 @@ REGISTER_OP("ExecTestConst")
     .Output("y: float")
     .Attr("value: float")
     .Attr("size: int = 1");
-REGISTER_OP("ExecTestAddOne")
-    .Input("x: float")
-    .Output("y: float");
+REGISTER_OP("ExecTestAddOne").Input("x: float").Output("y: float");
 REGISTER_OP("ExecTestAdd")
     .Input("a: float")
     .Input("b: float")
     .Output("y: float");
-REGISTER_OP("ExecTestFail")
-    .Input("x: float")
-    .Output("y: float");
-REGISTER_OP("ExecTestWaitForCancel")
-    .Input("x: float")
-    .Output("y: float");
+REGISTER_OP("ExecTestFail").Input("x: float").Output("y: float");
+REGISTER_OP("ExecTestWaitForCancel").Input("x: float").Output("y: float");
 REGISTER_OP("ExecTestPlaceholder")
     .Output("y: dtype")
     .Attr("dtype: type")
@@ -89,7 +83,8 @@ class AddOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
                             {0, 1}, 0, ctx->input(0).shape(), &out));
-    out->flat<float>() = ctx->input(0).flat<float>() + ctx->input(1).flat<float>();
+    out->flat<float>() =
+        ctx->input(0).flat<float>() + ctx->input(1).flat<float>();
   }
   bool IsExpensive() override { return true; }
 };
@@ -135,8 +130,8 @@ std::unique_ptr<Session> MakeSession(const std::string& graph_text,
   SessionOptions options;
   options.config.set_inter_op_parallelism_threads(inter_op);
   options.config.set_intra_op_parallelism_threads(1);
-  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(graph_text),
-                                 options);
+  auto session =
+      Session::Create(ParseTextProtoOrDie<GraphDef>(graph_text), options);
   EXPECT_TRUE(session.ok()) << session.status();
   return session.ok() ? std::move(session).value() : nullptr;
 }
@@ -144,7 +139,14 @@ std::unique_ptr<Session> MakeSession(const std::string& graph_text,
 float Scalar(const Tensor& t) { return t.flat<float>()(0); }
 
 constexpr char kDiamond[] = R"pb(
-  node { name: "c" op: "ExecTestConst" attr { key: "value" value { f: 1 } } }
+  node {
+    name: "c"
+    op: "ExecTestConst"
+    attr {
+      key: "value"
+      value { f: 1 }
+    }
+  }
   node { name: "l" op: "ExecTestAddOne" input: "c" }
   node { name: "r" op: "ExecTestAddOne" input: "c" }
   node { name: "sum" op: "ExecTestAdd" input: "l" input: "r" }
@@ -165,8 +167,8 @@ TEST(SessionTest, FetchingTwiceAndFetchingAFeed) {
   std::vector<Tensor> out;
   Tensor fed(DT_FLOAT, TensorShape({1}));
   fed.flat<float>()(0) = 10;
-  MF_ASSERT_OK(session->Run({{"c:0", fed}}, {"sum", "sum:0", "c", "l"}, {},
-                            &out));
+  MF_ASSERT_OK(
+      session->Run({{"c:0", fed}}, {"sum", "sum:0", "c", "l"}, {}, &out));
   ASSERT_EQ(out.size(), 4u);
   EXPECT_EQ(Scalar(out[0]), 22.0f);
   EXPECT_EQ(Scalar(out[1]), 22.0f);
@@ -205,9 +207,9 @@ TEST(SessionTest, BadFetchesFeedsAndTargetsAreClearErrors) {
               StatusIs(absl::StatusCode::kNotFound,
                        HasSubstr("Fetch 'nope:0': there is no node named "
                                  "'nope'")));
-  EXPECT_THAT(session->Run({}, {"sum:3"}, {}, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("has 1 outputs")));
+  EXPECT_THAT(
+      session->Run({}, {"sum:3"}, {}, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 1 outputs")));
   EXPECT_THAT(session->Run({}, {}, {"ghost"}, &out),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("ghost")));
   Tensor wrong_type(DT_INT32, TensorShape({1}));
@@ -219,11 +221,26 @@ TEST(SessionTest, BadFetchesFeedsAndTargetsAreClearErrors) {
 }
 
 constexpr char kPlaceholders[] = R"pb(
-  node { name: "a" op: "ExecTestPlaceholder"
-         attr { key: "dtype" value { type: DT_FLOAT } }
-         attr { key: "shape" value { shape { dim { size: 2 } } } } }
-  node { name: "b" op: "ExecTestPlaceholder"
-         attr { key: "dtype" value { type: DT_FLOAT } } }
+  node {
+    name: "a"
+    op: "ExecTestPlaceholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape { dim { size: 2 } } }
+    }
+  }
+  node {
+    name: "b"
+    op: "ExecTestPlaceholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
   node { name: "sum" op: "ExecTestAdd" input: "a" input: "b" }
 )pb";
 
@@ -241,7 +258,14 @@ TEST(SessionTest, FeedsReplaceTheFedNodes) {
 
 TEST(SessionTest, TimeoutCancelsAndReturnsDeadlineExceeded) {
   auto session = MakeSession(R"pb(
-    node { name: "c" op: "ExecTestConst" attr { key: "value" value { f: 1 } } }
+    node {
+      name: "c"
+      op: "ExecTestConst"
+      attr {
+        key: "value"
+        value { f: 1 }
+      }
+    }
     node { name: "w" op: "ExecTestWaitForCancel" input: "c" }
   )pb");
   RunOptions options;
@@ -364,23 +388,57 @@ TEST(SessionTest, CreateReportsShapeErrorsWithNodeAndOp) {
   // Create, before anything runs.
   constexpr char kBadMatMul[] = R"pb(
     node {
-      name: "a" op: "Const"
-      attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "value" value { tensor {
-        dtype: DT_FLOAT
-        tensor_shape { dim { size: 2 } dim { size: 3 } }
-        float_val: 1 } } }
+      name: "a"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {
+              dim { size: 2 }
+              dim { size: 3 }
+            }
+            float_val: 1
+          }
+        }
+      }
     }
     node {
-      name: "b" op: "Const"
-      attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "value" value { tensor {
-        dtype: DT_FLOAT
-        tensor_shape { dim { size: 4 } dim { size: 5 } }
-        float_val: 1 } } }
+      name: "b"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {
+              dim { size: 4 }
+              dim { size: 5 }
+            }
+            float_val: 1
+          }
+        }
+      }
     }
-    node { name: "mm" op: "MatMul" input: "a" input: "b"
-           attr { key: "T" value { type: DT_FLOAT } } }
+    node {
+      name: "mm"
+      op: "MatMul"
+      input: "a"
+      input: "b"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
   )pb";
   auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kBadMatMul),
                                  SessionOptions());
@@ -395,13 +453,21 @@ TEST(SessionTest, ListDevicesHasTheCpu) {
   MF_ASSERT_OK(session->ListDevices(&devices));
   ASSERT_FALSE(devices.empty());
   EXPECT_EQ(devices.back().device_type, "CPU");
-  EXPECT_EQ(devices.back().name, "/job:localhost/replica:0/task:0/device:CPU:0");
+  EXPECT_EQ(devices.back().name,
+            "/job:localhost/replica:0/task:0/device:CPU:0");
 }
 
 TEST(SessionTest, GpuRequestWithoutGpuIsAnErrorUnlessSoft) {
   const char* graph = R"pb(
-    node { name: "c" op: "ExecTestConst" device: "/gpu:0"
-           attr { key: "value" value { f: 2 } } }
+    node {
+      name: "c"
+      op: "ExecTestConst"
+      device: "/gpu:0"
+      attr {
+        key: "value"
+        value { f: 2 }
+      }
+    }
   )pb";
   SessionOptions options;
   (*options.config.mutable_device_count())["GPU"] = 0;

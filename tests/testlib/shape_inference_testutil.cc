@@ -31,7 +31,8 @@ ShapeInferenceTestOp& ShapeInferenceTestOp::SetInputTensor(int idx, Tensor t) {
 }
 
 ShapeInferenceTestOp& ShapeInferenceTestOp::ClearInputTensor(int idx) {
-  if (idx < static_cast<int>(input_tensors.size())) input_tensors[idx] = nullptr;
+  if (idx < static_cast<int>(input_tensors.size()))
+    input_tensors[idx] = nullptr;
   return *this;
 }
 

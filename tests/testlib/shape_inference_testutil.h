@@ -70,20 +70,20 @@ class ShapeInferenceTestutil {
 
 }  // namespace minflow
 
-#define INFER_OK(op, i, o)                                                 \
+#define INFER_OK(op, i, o)                                                  \
   EXPECT_EQ("", std::string(::minflow::ShapeInferenceTestutil::InferShapes( \
-                                (op), (i), (o))                            \
-                                .message()))                               \
+                                (op), (i), (o))                             \
+                                .message()))                                \
       << "for inputs " << (i)
 
-#define INFER_ERROR(error_substring, op, i)                                  \
-  do {                                                                       \
-    const ::minflow::Status _mf_infer_status =                               \
-        ::minflow::ShapeInferenceTestutil::InferShapes((op), (i), "e");      \
-    const std::string _mf_infer_message(_mf_infer_status.message());         \
-    const std::string _mf_infer_substring = (error_substring);               \
-    EXPECT_FALSE(_mf_infer_status.ok()) << "for inputs " << (i);             \
-    EXPECT_TRUE(absl::StrContains(_mf_infer_message, _mf_infer_substring))   \
-        << "for inputs " << (i) << ": expected an error containing '"        \
-        << _mf_infer_substring << "', got '" << _mf_infer_message << "'";    \
+#define INFER_ERROR(error_substring, op, i)                                \
+  do {                                                                     \
+    const ::minflow::Status _mf_infer_status =                             \
+        ::minflow::ShapeInferenceTestutil::InferShapes((op), (i), "e");    \
+    const std::string _mf_infer_message(_mf_infer_status.message());       \
+    const std::string _mf_infer_substring = (error_substring);             \
+    EXPECT_FALSE(_mf_infer_status.ok()) << "for inputs " << (i);           \
+    EXPECT_TRUE(absl::StrContains(_mf_infer_message, _mf_infer_substring)) \
+        << "for inputs " << (i) << ": expected an error containing '"      \
+        << _mf_infer_substring << "', got '" << _mf_infer_message << "'";  \
   } while (0)

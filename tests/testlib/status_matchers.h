@@ -29,9 +29,8 @@ MATCHER_P2(StatusIs, code, message_matcher,
     *result_listener << "whose status is " << StatusToString(s);
     return false;
   }
-  return ::testing::ExplainMatchResult(message_matcher,
-                                       std::string(s.message()),
-                                       result_listener);
+  return ::testing::ExplainMatchResult(
+      message_matcher, std::string(s.message()), result_listener);
 }
 
 // StatusIs(code): any message.
@@ -48,16 +47,14 @@ MATCHER_P(StatusIs, code,
 }  // namespace testing
 }  // namespace minflow
 
-#define MF_EXPECT_OK(expr)                                      \
-  do {                                                          \
-    const ::minflow::Status _mf_s = (expr);                     \
-    EXPECT_TRUE(_mf_s.ok())                                     \
-        << ::minflow::testing::StatusToString(_mf_s);           \
+#define MF_EXPECT_OK(expr)                                                \
+  do {                                                                    \
+    const ::minflow::Status _mf_s = (expr);                               \
+    EXPECT_TRUE(_mf_s.ok()) << ::minflow::testing::StatusToString(_mf_s); \
   } while (0)
 
-#define MF_ASSERT_OK(expr)                                      \
-  do {                                                          \
-    const ::minflow::Status _mf_s = (expr);                     \
-    ASSERT_TRUE(_mf_s.ok())                                     \
-        << ::minflow::testing::StatusToString(_mf_s);           \
+#define MF_ASSERT_OK(expr)                                                \
+  do {                                                                    \
+    const ::minflow::Status _mf_s = (expr);                               \
+    ASSERT_TRUE(_mf_s.ok()) << ::minflow::testing::StatusToString(_mf_s); \
   } while (0)

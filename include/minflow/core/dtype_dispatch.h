@@ -17,9 +17,9 @@ struct TypeTag {
 template <typename Fn>
 bool VisitDataType(DataType dtype, Fn&& fn) {
   switch (dtype) {
-#define MF_VISIT_CASE(ENUM)                                  \
-  case ENUM:                                                 \
-    fn(TypeTag<typename EnumToDataType<ENUM>::Type>{});      \
+#define MF_VISIT_CASE(ENUM)                             \
+  case ENUM:                                            \
+    fn(TypeTag<typename EnumToDataType<ENUM>::Type>{}); \
     return true;
     MF_VISIT_CASE(DT_FLOAT)
     MF_VISIT_CASE(DT_DOUBLE)

@@ -44,29 +44,30 @@ struct LogMessageVoidify {
 #define MF_LOG_SEVERITY_ERROR ::minflow::internal::LogSeverity::kError
 #define MF_LOG_SEVERITY_FATAL ::minflow::internal::LogSeverity::kFatal
 
-#define MF_LOG(severity)                                          \
-  ::minflow::internal::LogMessage(__FILE__, __LINE__,             \
-                                  MF_LOG_SEVERITY_##severity)     \
+#define MF_LOG(severity)                                      \
+  ::minflow::internal::LogMessage(__FILE__, __LINE__,         \
+                                  MF_LOG_SEVERITY_##severity) \
       .stream()
 
 // A failed CHECK is a bug in minflow: it says so and aborts.
-#define MF_CHECK(condition)                                               \
-  (condition) ? (void)0                                                   \
-              : ::minflow::internal::LogMessageVoidify() &                \
-                    MF_LOG(FATAL) << "Check failed: " #condition          \
+#define MF_CHECK(condition)                                      \
+  (condition) ? (void)0                                          \
+              : ::minflow::internal::LogMessageVoidify() &       \
+                    MF_LOG(FATAL) << "Check failed: " #condition \
                                   << " (internal error, please report) "
 
-#define MF_CHECK_OP(a, op, b) MF_CHECK((a)op(b)) << "(" << (a) << " vs " << (b) << ") "
+#define MF_CHECK_OP(a, op, b) \
+  MF_CHECK((a)op(b)) << "(" << (a) << " vs " << (b) << ") "
 #define MF_CHECK_EQ(a, b) MF_CHECK_OP(a, ==, b)
 #define MF_CHECK_NE(a, b) MF_CHECK_OP(a, !=, b)
 #define MF_CHECK_LT(a, b) MF_CHECK_OP(a, <, b)
 #define MF_CHECK_LE(a, b) MF_CHECK_OP(a, <=, b)
 #define MF_CHECK_GT(a, b) MF_CHECK_OP(a, >, b)
 #define MF_CHECK_GE(a, b) MF_CHECK_OP(a, >=, b)
-#define MF_CHECK_OK(expr)                                        \
-  do {                                                           \
-    const ::minflow::Status _mf_check_status = (expr);           \
-    MF_CHECK(_mf_check_status.ok()) << _mf_check_status;         \
+#define MF_CHECK_OK(expr)                                \
+  do {                                                   \
+    const ::minflow::Status _mf_check_status = (expr);   \
+    MF_CHECK(_mf_check_status.ok()) << _mf_check_status; \
   } while (0)
 
 #ifdef NDEBUG

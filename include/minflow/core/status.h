@@ -21,13 +21,13 @@ inline Status OkStatus() { return absl::OkStatus(); }
 namespace errors {
 
 // One constructor per canonical code; arguments are joined with StrCat.
-#define MF_DEFINE_ERROR(Name, Code)                                \
-  template <typename... Args>                                      \
-  Status Name(const Args&... args) {                               \
-    return Status(absl::StatusCode::Code, absl::StrCat(args...));  \
-  }                                                                \
-  inline bool Is##Name(const Status& s) {                          \
-    return s.code() == absl::StatusCode::Code;                     \
+#define MF_DEFINE_ERROR(Name, Code)                               \
+  template <typename... Args>                                     \
+  Status Name(const Args&... args) {                              \
+    return Status(absl::StatusCode::Code, absl::StrCat(args...)); \
+  }                                                               \
+  inline bool Is##Name(const Status& s) {                         \
+    return s.code() == absl::StatusCode::Code;                    \
   }
 
 MF_DEFINE_ERROR(Cancelled, kCancelled)
@@ -77,12 +77,12 @@ Status AttachNodeContext(const Status& s, absl::string_view node_name,
 }  // namespace minflow
 
 // Returns from the enclosing function when `expr` yields a non-OK Status.
-#define MF_RETURN_IF_ERROR(expr)                       \
-  do {                                                 \
-    ::minflow::Status _mf_status = (expr);             \
-    if (ABSL_PREDICT_FALSE(!_mf_status.ok())) {        \
-      return _mf_status;                               \
-    }                                                  \
+#define MF_RETURN_IF_ERROR(expr)                \
+  do {                                          \
+    ::minflow::Status _mf_status = (expr);      \
+    if (ABSL_PREDICT_FALSE(!_mf_status.ok())) { \
+      return _mf_status;                        \
+    }                                           \
   } while (0)
 
 #define MF_STATUS_MACROS_CONCAT_INNER(x, y) x##y
@@ -90,9 +90,9 @@ Status AttachNodeContext(const Status& s, absl::string_view node_name,
 
 // `MF_ASSIGN_OR_RETURN(auto x, MakeX());` assigns the value of a StatusOr or
 // returns its error.
-#define MF_ASSIGN_OR_RETURN(lhs, expr)                                      \
-  MF_ASSIGN_OR_RETURN_IMPL(                                                 \
-      MF_STATUS_MACROS_CONCAT(_mf_statusor_, __LINE__), lhs, expr)
+#define MF_ASSIGN_OR_RETURN(lhs, expr)                                       \
+  MF_ASSIGN_OR_RETURN_IMPL(MF_STATUS_MACROS_CONCAT(_mf_statusor_, __LINE__), \
+                           lhs, expr)
 #define MF_ASSIGN_OR_RETURN_IMPL(statusor, lhs, expr) \
   auto statusor = (expr);                             \
   if (ABSL_PREDICT_FALSE(!statusor.ok())) {           \

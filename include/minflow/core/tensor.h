@@ -76,14 +76,30 @@ class Tensor {
          std::function<void(void*)> release);
 
   // Scalars, as TensorFlow's constructors.
-  explicit Tensor(float v) : Tensor(DT_FLOAT, TensorShape()) { scalar<float>()() = v; }
-  explicit Tensor(double v) : Tensor(DT_DOUBLE, TensorShape()) { scalar<double>()() = v; }
-  explicit Tensor(int32_t v) : Tensor(DT_INT32, TensorShape()) { scalar<int32_t>()() = v; }
-  explicit Tensor(int64_t v) : Tensor(DT_INT64, TensorShape()) { scalar<int64_t>()() = v; }
-  explicit Tensor(bool v) : Tensor(DT_BOOL, TensorShape()) { scalar<bool>()() = v; }
-  explicit Tensor(half v) : Tensor(DT_HALF, TensorShape()) { scalar<half>()() = v; }
-  explicit Tensor(bfloat16 v) : Tensor(DT_BFLOAT16, TensorShape()) { scalar<bfloat16>()() = v; }
-  explicit Tensor(const std::string& v) : Tensor(DT_STRING, TensorShape()) { scalar<std::string>()() = v; }
+  explicit Tensor(float v) : Tensor(DT_FLOAT, TensorShape()) {
+    scalar<float>()() = v;
+  }
+  explicit Tensor(double v) : Tensor(DT_DOUBLE, TensorShape()) {
+    scalar<double>()() = v;
+  }
+  explicit Tensor(int32_t v) : Tensor(DT_INT32, TensorShape()) {
+    scalar<int32_t>()() = v;
+  }
+  explicit Tensor(int64_t v) : Tensor(DT_INT64, TensorShape()) {
+    scalar<int64_t>()() = v;
+  }
+  explicit Tensor(bool v) : Tensor(DT_BOOL, TensorShape()) {
+    scalar<bool>()() = v;
+  }
+  explicit Tensor(half v) : Tensor(DT_HALF, TensorShape()) {
+    scalar<half>()() = v;
+  }
+  explicit Tensor(bfloat16 v) : Tensor(DT_BFLOAT16, TensorShape()) {
+    scalar<bfloat16>()() = v;
+  }
+  explicit Tensor(const std::string& v) : Tensor(DT_STRING, TensorShape()) {
+    scalar<std::string>()() = v;
+  }
   explicit Tensor(const char* v) : Tensor(std::string(v)) {}
 
   Tensor(const Tensor& other);
@@ -133,23 +149,44 @@ class Tensor {
 
   // Eigen views; CHECK that T matches dtype() and the rank fits (kernels
   // validate inputs first, so a mismatch here is a minflow bug).
-  template <typename T> typename TTypes<T>::Flat flat();
-  template <typename T> typename TTypes<T>::ConstFlat flat() const;
-  template <typename T> typename TTypes<T>::UnalignedFlat unaligned_flat();
-  template <typename T> typename TTypes<T>::UnalignedConstFlat unaligned_flat() const;
-  template <typename T> typename TTypes<T>::Vec vec() { return tensor<T, 1>(); }
-  template <typename T> typename TTypes<T>::ConstVec vec() const { return tensor<T, 1>(); }
-  template <typename T> typename TTypes<T>::Matrix matrix() { return tensor<T, 2>(); }
-  template <typename T> typename TTypes<T>::ConstMatrix matrix() const { return tensor<T, 2>(); }
-  template <typename T, size_t NDIMS> typename TTypes<T, NDIMS>::Tensor tensor();
-  template <typename T, size_t NDIMS> typename TTypes<T, NDIMS>::ConstTensor tensor() const;
-  template <typename T> typename TTypes<T>::Scalar scalar();
-  template <typename T> typename TTypes<T>::ConstScalar scalar() const;
+  template <typename T>
+  typename TTypes<T>::Flat flat();
+  template <typename T>
+  typename TTypes<T>::ConstFlat flat() const;
+  template <typename T>
+  typename TTypes<T>::UnalignedFlat unaligned_flat();
+  template <typename T>
+  typename TTypes<T>::UnalignedConstFlat unaligned_flat() const;
+  template <typename T>
+  typename TTypes<T>::Vec vec() {
+    return tensor<T, 1>();
+  }
+  template <typename T>
+  typename TTypes<T>::ConstVec vec() const {
+    return tensor<T, 1>();
+  }
+  template <typename T>
+  typename TTypes<T>::Matrix matrix() {
+    return tensor<T, 2>();
+  }
+  template <typename T>
+  typename TTypes<T>::ConstMatrix matrix() const {
+    return tensor<T, 2>();
+  }
+  template <typename T, size_t NDIMS>
+  typename TTypes<T, NDIMS>::Tensor tensor();
+  template <typename T, size_t NDIMS>
+  typename TTypes<T, NDIMS>::ConstTensor tensor() const;
+  template <typename T>
+  typename TTypes<T>::Scalar scalar();
+  template <typename T>
+  typename TTypes<T>::ConstScalar scalar() const;
   // The same elements viewed with `new_sizes` (same element count).
   template <typename T, size_t NDIMS>
   typename TTypes<T, NDIMS>::Tensor shaped(absl::Span<const int64_t> new_sizes);
   template <typename T, size_t NDIMS>
-  typename TTypes<T, NDIMS>::ConstTensor shaped(absl::Span<const int64_t> new_sizes) const;
+  typename TTypes<T, NDIMS>::ConstTensor shaped(
+      absl::Span<const int64_t> new_sizes) const;
   // Collapses the leading dims into the first of NDIMS dims.
   template <typename T, size_t NDIMS = 2>
   typename TTypes<T, NDIMS>::Tensor flat_inner_dims();
@@ -162,7 +199,10 @@ class Tensor {
   typename TTypes<T, NDIMS>::ConstTensor flat_outer_dims() const;
 
   void* data() const { return buf_ == nullptr ? nullptr : buf_->data(); }
-  template <typename T> T* base() const { return static_cast<T*>(data()); }
+  template <typename T>
+  T* base() const {
+    return static_cast<T*>(data());
+  }
   // The raw bytes (not meaningful for strings).
   absl::string_view tensor_data() const;
 
@@ -172,8 +212,10 @@ class Tensor {
   std::string DebugString(int num_values = 3) const;
 
  private:
-  template <typename T> void CheckType() const;
-  template <typename T> void CheckTypeAndAligned() const;
+  template <typename T>
+  void CheckType() const;
+  template <typename T>
+  void CheckTypeAndAligned() const;
   template <size_t NDIMS>
   Eigen::DSizes<Eigen::DenseIndex, NDIMS> ComputeFlatInnerDims() const;
   template <size_t NDIMS>
@@ -253,8 +295,8 @@ template <typename T, size_t NDIMS>
 typename TTypes<T, NDIMS>::Tensor Tensor::tensor() {
   CheckTypeAndAligned<T>();
   MF_CHECK_EQ(dims(), static_cast<int>(NDIMS));
-  return typename TTypes<T, NDIMS>::Tensor(base<T>(),
-                                           CheckedDims<NDIMS>(shape_.dim_sizes()));
+  return typename TTypes<T, NDIMS>::Tensor(
+      base<T>(), CheckedDims<NDIMS>(shape_.dim_sizes()));
 }
 template <typename T, size_t NDIMS>
 typename TTypes<T, NDIMS>::ConstTensor Tensor::tensor() const {
@@ -320,7 +362,8 @@ Eigen::DSizes<Eigen::DenseIndex, NDIMS> Tensor::ComputeFlatOuterDims() const {
     sizes[i] = i < rank ? shape_.dim_size(static_cast<int>(i)) : 1;
   }
   int64_t last = 1;
-  for (int d = static_cast<int>(n) - 1; d < rank; ++d) last *= shape_.dim_size(d);
+  for (int d = static_cast<int>(n) - 1; d < rank; ++d)
+    last *= shape_.dim_size(d);
   sizes[n - 1] = last;
   return sizes;
 }

@@ -90,7 +90,9 @@ class PartialTensorShape {
 
   bool unknown_rank() const { return unknown_rank_; }
   // -1 when the rank is unknown.
-  int dims() const { return unknown_rank_ ? -1 : static_cast<int>(dims_.size()); }
+  int dims() const {
+    return unknown_rank_ ? -1 : static_cast<int>(dims_.size());
+  }
   int64_t dim_size(int d) const;
   absl::Span<const int64_t> dim_sizes() const { return dims_; }
   // -1 unless fully defined.

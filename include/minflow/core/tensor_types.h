@@ -11,22 +11,24 @@ namespace minflow {
 // Tensor::IsAligned and the unaligned_* accessors).
 template <typename T, int NDIMS = 1, typename IndexType = Eigen::DenseIndex>
 struct TTypes {
-  using Tensor = Eigen::TensorMap<Eigen::Tensor<T, NDIMS, Eigen::RowMajor, IndexType>,
-                                  Eigen::Aligned>;
-  using ConstTensor =
-      Eigen::TensorMap<Eigen::Tensor<const T, NDIMS, Eigen::RowMajor, IndexType>,
+  using Tensor =
+      Eigen::TensorMap<Eigen::Tensor<T, NDIMS, Eigen::RowMajor, IndexType>,
                        Eigen::Aligned>;
+  using ConstTensor = Eigen::TensorMap<
+      Eigen::Tensor<const T, NDIMS, Eigen::RowMajor, IndexType>,
+      Eigen::Aligned>;
   using UnalignedTensor =
       Eigen::TensorMap<Eigen::Tensor<T, NDIMS, Eigen::RowMajor, IndexType>>;
-  using UnalignedConstTensor =
-      Eigen::TensorMap<Eigen::Tensor<const T, NDIMS, Eigen::RowMajor, IndexType>>;
+  using UnalignedConstTensor = Eigen::TensorMap<
+      Eigen::Tensor<const T, NDIMS, Eigen::RowMajor, IndexType>>;
 
   using Scalar = Eigen::TensorMap<
       Eigen::TensorFixedSize<T, Eigen::Sizes<>, Eigen::RowMajor, IndexType>,
       Eigen::Aligned>;
-  using ConstScalar = Eigen::TensorMap<
-      Eigen::TensorFixedSize<const T, Eigen::Sizes<>, Eigen::RowMajor, IndexType>,
-      Eigen::Aligned>;
+  using ConstScalar =
+      Eigen::TensorMap<Eigen::TensorFixedSize<const T, Eigen::Sizes<>,
+                                              Eigen::RowMajor, IndexType>,
+                       Eigen::Aligned>;
 
   using Flat = Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, IndexType>,
                                 Eigen::Aligned>;
@@ -39,8 +41,9 @@ struct TTypes {
       Eigen::TensorMap<Eigen::Tensor<const T, 1, Eigen::RowMajor, IndexType>>;
   using Vec = Flat;
   using ConstVec = ConstFlat;
-  using Matrix = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, IndexType>,
-                                  Eigen::Aligned>;
+  using Matrix =
+      Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, IndexType>,
+                       Eigen::Aligned>;
   using ConstMatrix =
       Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, IndexType>,
                        Eigen::Aligned>;

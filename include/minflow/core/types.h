@@ -22,9 +22,9 @@ using complex128 = std::complex<double>;
 using tstring = std::string;
 
 // Quantized element types are storage only: minflow has no quantized math.
-#define MF_DECLARE_QUANTIZED(Name, Storage)                              \
-  struct Name {                                                          \
-    Storage value;                                                       \
+#define MF_DECLARE_QUANTIZED(Name, Storage)                               \
+  struct Name {                                                           \
+    Storage value;                                                        \
     friend bool operator==(Name a, Name b) { return a.value == b.value; } \
     friend bool operator!=(Name a, Name b) { return a.value != b.value; } \
   };
@@ -76,9 +76,9 @@ bool DataTypeIsQuantized(DataType dtype);
 // The type sets behind the attr shortcuts, in enum order as TensorFlow lists
 // them when it expands a constraint.
 DataTypeSlice AllTypes();
-DataTypeSlice NumberTypes();          // `numbertype`
-DataTypeSlice RealNumberTypes();      // `realnumbertype`
-DataTypeSlice QuantizedTypes();       // `quantizedtype`
+DataTypeSlice NumberTypes();      // `numbertype`
+DataTypeSlice RealNumberTypes();  // `realnumbertype`
+DataTypeSlice QuantizedTypes();   // `quantizedtype`
 DataTypeSlice RealAndQuantizedTypes();
 DataTypeSlice IntegralTypes();
 DataTypeSlice FloatingTypes();
@@ -92,15 +92,15 @@ struct DataTypeToEnum {
 template <DataType DT>
 struct EnumToDataType {};
 
-#define MF_MATCH_TYPE_AND_ENUM(TYPE, ENUM)                       \
-  template <>                                                    \
-  struct DataTypeToEnum<TYPE> {                                  \
-    static constexpr DataType v() { return ENUM; }               \
-    static constexpr DataType ref() {                            \
-      return static_cast<DataType>(ENUM + kDataTypeRefOffset);   \
-    }                                                            \
-    static constexpr DataType value = ENUM;                      \
-  };                                                             \
+#define MF_MATCH_TYPE_AND_ENUM(TYPE, ENUM)                     \
+  template <>                                                  \
+  struct DataTypeToEnum<TYPE> {                                \
+    static constexpr DataType v() { return ENUM; }             \
+    static constexpr DataType ref() {                          \
+      return static_cast<DataType>(ENUM + kDataTypeRefOffset); \
+    }                                                          \
+    static constexpr DataType value = ENUM;                    \
+  };                                                           \
   template <>                                                  \
   struct EnumToDataType<ENUM> {                                \
     using Type = TYPE;                                         \

@@ -40,14 +40,11 @@ Status CheckValidPadding(Padding padding,
 // (input + pads - (filter-1)*dilation - 1) / stride + 1, SAME
 // ceil(input / stride). Unknown in, unknown out. InvalidArgument for
 // stride <= 0, dilation < 1, or a window larger than the padded input.
-Status GetWindowedOutputSizeFromDimsV2(InferenceContext* c,
-                                       DimensionHandle input_size,
-                                       DimensionOrConstant filter_size,
-                                       int64_t dilation_rate, int64_t stride,
-                                       Padding padding_type,
-                                       int64_t padding_before,
-                                       int64_t padding_after,
-                                       DimensionHandle* output_size);
+Status GetWindowedOutputSizeFromDimsV2(
+    InferenceContext* c, DimensionHandle input_size,
+    DimensionOrConstant filter_size, int64_t dilation_rate, int64_t stride,
+    Padding padding_type, int64_t padding_before, int64_t padding_after,
+    DimensionHandle* output_size);
 // As above with dilation 1; EXPLICIT is Internal (use V2).
 Status GetWindowedOutputSizeFromDims(InferenceContext* c,
                                      DimensionHandle input_size,
@@ -127,9 +124,10 @@ Status ConcatV2Shape(InferenceContext* c);
 // Input 0 sliced by begin (input 1) and size (input 2, -1 for "the rest").
 Status SliceShape(InferenceContext* c);
 
-// ---- Values of constant inputs ------------------------------------------------
-// The elements of int16/int32/int64 tensor `t` (any rank) widened to int64.
-// InvalidArgument naming `what` for other dtypes.
+// ---- Values of constant inputs
+// ------------------------------------------------ The elements of
+// int16/int32/int64 tensor `t` (any rank) widened to int64. InvalidArgument
+// naming `what` for other dtypes.
 Status GetIntValues(const Tensor& t, absl::string_view what,
                     std::vector<int64_t>* values);
 

@@ -74,7 +74,8 @@ class Shape {
   friend class ShapeManager;
   Shape() : rank_(-1) {}  // unknown rank
   explicit Shape(absl::Span<const DimensionHandle> dims)
-      : rank_(static_cast<int32_t>(dims.size())), dims_(dims.begin(), dims.end()) {}
+      : rank_(static_cast<int32_t>(dims.size())),
+        dims_(dims.begin(), dims.end()) {}
 
   const int32_t rank_;
   const absl::InlinedVector<DimensionHandle, 4> dims_;
@@ -368,11 +369,11 @@ class InferenceContext {
   Status MakeDimForScalarInputWithNegativeIndexing(int idx, int input_rank,
                                                    DimensionHandle* out);
 
-  // ---- Dimension arithmetic --------------------------------------------------
-  // Each returns an existing handle where the result is one of the operands
-  // (x+0, x*1, x-0, x/1, min/max), unknown when an operand is unknown (save
-  // the identities above), and InvalidArgument on overflow or a negative
-  // result.
+  // ---- Dimension arithmetic
+  // -------------------------------------------------- Each returns an existing
+  // handle where the result is one of the operands (x+0, x*1, x-0, x/1,
+  // min/max), unknown when an operand is unknown (save the identities above),
+  // and InvalidArgument on overflow or a negative result.
   Status Add(DimensionHandle first, DimensionOrConstant second,
              DimensionHandle* out);
   Status Subtract(DimensionHandle first, DimensionOrConstant second,

@@ -70,11 +70,10 @@ struct NotationRun {
 // `registry`. Errors: NotFound for an unknown op; InvalidArgument for bad
 // notation, a wrong input count or a value whose shape disagrees with its
 // input; and whatever the shape function returns, with node context.
-Status RunShapeInferenceFromNotation(const OpRegistryInterface& registry,
-                                     absl::string_view input_spec,
-                                     absl::Span<const Tensor* const> input_tensors,
-                                     int graph_def_version, NodeDef* node_def,
-                                     NotationRun* run);
+Status RunShapeInferenceFromNotation(
+    const OpRegistryInterface& registry, absl::string_view input_spec,
+    absl::Span<const Tensor* const> input_tensors, int graph_def_version,
+    NodeDef* node_def, NotationRun* run);
 
 // One `minflow infer-op` request, as text.
 struct InferOpRequest {

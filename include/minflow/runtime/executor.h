@@ -68,7 +68,7 @@ class Executor {
   const Graph& graph() const;
   int num_nodes() const;
 
- // Opaque: defined in executor.cc.
+  // Opaque: defined in executor.cc.
   struct Impl;
 
  private:
