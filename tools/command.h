@@ -10,10 +10,12 @@ namespace minflow {
 namespace tools {
 
 // Exit codes of the `minflow` command line.
-inline constexpr int kExitOk = 0;  // success
-inline constexpr int kExitFailure =
-    1;                                // the work failed or the input is invalid
-inline constexpr int kExitUsage = 2;  // bad command line
+inline constexpr int kExitOk = 0;       // success
+inline constexpr int kExitFailure = 1;  // the run failed, or other bad input
+inline constexpr int kExitUsage = 2;    // bad command line
+// The graph does not import, refine or place (reading it, its nodes, attrs,
+// edges or shapes); nothing ran.
+inline constexpr int kExitInvalidGraph = 3;
 
 // A subcommand's arguments (after the subcommand's name) and where it
 // writes.

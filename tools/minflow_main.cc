@@ -45,7 +45,9 @@ void PrintUsage(std::ostream& os) {
        << "\n";
   }
   os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
-     << " failure or invalid input, " << kExitUsage << " usage error.\n";
+     << " runtime failure or invalid input, " << kExitUsage
+     << " usage error, " << kExitInvalidGraph
+     << " invalid graph (does not import, refine or place).\n";
 }
 
 const Command* FindCommand(const std::string& name) {
