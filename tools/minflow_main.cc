@@ -8,6 +8,7 @@
 
 #include "minflow/framework/op.h"
 #include "tools/command.h"
+#include "tools/load_flags.h"
 
 namespace minflow {
 namespace tools {
@@ -45,9 +46,11 @@ void PrintUsage(std::ostream& os) {
        << "\n";
   }
   os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
-     << " runtime failure or invalid input, " << kExitUsage
-     << " usage error, " << kExitInvalidGraph
-     << " invalid graph (does not import, refine or place).\n";
+     << " runtime failure or invalid input, " << kExitUsage << " usage error, "
+     << kExitInvalidGraph
+     << " invalid graph (does not import, refine or place).\n"
+        "\nEvery command also takes:\n"
+     << kLoadFlagHelp;
 }
 
 const Command* FindCommand(const std::string& name) {
@@ -70,8 +73,11 @@ void ReportRegistrationErrors(std::ostream& err) {
   }
 }
 
-int Main(const std::vector<std::string>& args) {
+int Main(std::vector<std::string> args) {
   ReportRegistrationErrors(std::cerr);
+  // Libraries load before dispatch, so every subcommand sees their ops.
+  const int loaded = LoadLibrariesFromArgs(&args, std::cerr);
+  if (loaded != kExitOk) return loaded;
   if (args.empty()) {
     PrintUsage(std::cerr);
     return kExitUsage;

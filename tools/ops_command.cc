@@ -270,6 +270,8 @@ Subcommands:
             NEW are failures unless --allow-removed.
 
 FILE, OLD or NEW may be @registry: the ops registered in this process.
+--load LIB (repeatable) first loads a custom-op library, whose ops then
+count as registered.
 
 Exit codes: 0 success; 1 an op is invalid, incompatible or unknown, or a
 file cannot be read; 2 usage error.
@@ -280,6 +282,7 @@ Examples:
   minflow ops list --pbtxt > ops.pbtxt
   minflow ops validate tf_ops.pbtxt
   minflow ops compat tf_ops.pbtxt @registry --allow-removed
+  minflow ops list --load build/libzero_out.so
 )";
 }
 

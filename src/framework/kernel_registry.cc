@@ -18,6 +18,7 @@
 #include "minflow/kernel_def.pb.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
+#include "src/framework/kernel_staging.h"
 
 namespace minflow {
 namespace {
@@ -27,14 +28,18 @@ enum class Validity { kUnchecked, kValid, kInvalid };
 
 struct KernelRegistration {
   KernelRegistration(KernelDef d, absl::string_view class_name,
-                     std::unique_ptr<kernel_factory::OpKernelFactory> f)
+                     std::unique_ptr<kernel_factory::OpKernelFactory> f,
+                     std::string registered_by)
       : def(std::move(d)),
         kernel_class_name(class_name),
-        factory(std::move(f)) {}
+        factory(std::move(f)),
+        owner(std::move(registered_by)) {}
 
   const KernelDef def;
   const std::string kernel_class_name;
   const std::unique_ptr<kernel_factory::OpKernelFactory> factory;
+  // "minflow", or the library that was loading (OpRegistry::CurrentOwner()).
+  const std::string owner;
   // Written under the registry's writer lock, read under its reader lock.
   Validity validity = Validity::kUnchecked;
   Status error;
@@ -49,6 +54,15 @@ class KernelRegistry {
 
   void Add(std::unique_ptr<KernelRegistration> reg) {
     absl::MutexLock lock(&mu);
+    if (staging) {
+      staged.push_back(std::move(reg));
+      return;
+    }
+    AddLocked(std::move(reg));
+  }
+
+  void AddLocked(std::unique_ptr<KernelRegistration> reg)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     in_order.push_back(reg.get());
     by_op[reg->def.op()].push_back(std::move(reg));
     num_unchecked.fetch_add(1, std::memory_order_release);
@@ -60,6 +74,9 @@ class KernelRegistry {
                       std::vector<std::unique_ptr<KernelRegistration>>>
       by_op ABSL_GUARDED_BY(mu);
   std::vector<KernelRegistration*> in_order ABSL_GUARDED_BY(mu);
+  // See Note [Staged kernel registrations].
+  bool staging ABSL_GUARDED_BY(mu) = false;
+  std::vector<std::unique_ptr<KernelRegistration>> staged ABSL_GUARDED_BY(mu);
   // Registrations not yet validated; lets lookups skip taking the writer
   // lock in the steady state.
   std::atomic<int> num_unchecked{0};
@@ -432,6 +449,43 @@ class FunctionPointerFactory : public kernel_factory::OpKernelFactory {
   const kernel_factory::OpKernelRegistrar::CreateFn fn_;
 };
 
+// Whether some value is allowed by both constraints.
+bool AllowedValuesIntersect(const AttrValue& a, const AttrValue& b) {
+  auto any_common = [](const auto& x, const auto& y) {
+    for (const auto& v : x) {
+      if (std::find(y.begin(), y.end(), v) != y.end()) return true;
+    }
+    return false;
+  };
+  const auto& x = a.list();
+  const auto& y = b.list();
+  return any_common(x.type(), y.type()) || any_common(x.s(), y.s()) ||
+         any_common(x.i(), y.i()) || any_common(x.b(), y.b());
+}
+
+// Whether some node would match both registrations at the same priority,
+// which makes FindKernelRegistration report a tie for it.
+bool KernelsTie(const KernelDef& a, const KernelDef& b) {
+  if (a.op() != b.op() || a.device_type() != b.device_type() ||
+      a.label() != b.label() || a.priority() != b.priority()) {
+    return false;
+  }
+  for (const auto& ca : a.constraint()) {
+    for (const auto& cb : b.constraint()) {
+      if (ca.name() == cb.name() &&
+          !AllowedValuesIntersect(ca.allowed_values(), cb.allowed_values())) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::string Describe(const KernelRegistration& reg) {
+  return absl::StrCat("OpKernel ('", ShortDef(reg.def), "') (",
+                      reg.kernel_class_name, " from '", reg.owner, "')");
+}
+
 }  // namespace
 
 namespace kernel_factory {
@@ -447,7 +501,8 @@ OpKernelRegistrar::OpKernelRegistrar(const KernelDef* kernel_def,
                                      std::unique_ptr<OpKernelFactory> factory) {
   std::unique_ptr<const KernelDef> owned(kernel_def);
   KernelRegistry::Global()->Add(std::make_unique<KernelRegistration>(
-      *owned, kernel_class_name, std::move(factory)));
+      *owned, kernel_class_name, std::move(factory),
+      OpRegistry::CurrentOwner()));
 }
 
 }  // namespace kernel_factory
@@ -674,4 +729,78 @@ std::vector<Status> KernelRegistrationErrors() {
   return errors;
 }
 
+namespace internal {
+
+void StageKernelRegistrations() {
+  KernelRegistry* registry = KernelRegistry::Global();
+  absl::MutexLock lock(&registry->mu);
+  MF_CHECK(!registry->staging) << "kernel registrations are already staged";
+  registry->staging = true;
+}
+
+Status CheckStagedKernelRegistrations(const OpDef& op_def) {
+  KernelRegistry* registry = KernelRegistry::Global();
+  absl::MutexLock lock(&registry->mu);
+  std::vector<std::string> problems;
+  const auto registered = registry->by_op.find(op_def.name());
+  for (size_t i = 0; i < registry->staged.size(); ++i) {
+    const KernelRegistration& reg = *registry->staged[i];
+    if (reg.def.op() != op_def.name()) continue;
+    const Status s = ValidateRegistration(reg.def, op_def);
+    if (!s.ok()) {
+      problems.push_back(absl::StrCat(s.message(), " (", reg.kernel_class_name,
+                                      " from '", reg.owner, "')"));
+      continue;
+    }
+    std::vector<const KernelRegistration*> others;
+    if (registered != registry->by_op.end()) {
+      for (const auto& other : registered->second)
+        others.push_back(other.get());
+    }
+    for (size_t j = 0; j < i; ++j) others.push_back(registry->staged[j].get());
+    for (const KernelRegistration* other : others) {
+      if (!KernelsTie(reg.def, other->def)) continue;
+      problems.push_back(absl::StrCat(
+          Describe(reg), " matches the same nodes at the same priority as ",
+          Describe(*other),
+          "; give one a label, a priority or narrower constraints"));
+    }
+  }
+  if (problems.empty()) return OkStatus();
+  return errors::InvalidArgument(absl::StrJoin(problems, "; "));
+}
+
+std::vector<std::string> StagedKernelOps() {
+  KernelRegistry* registry = KernelRegistry::Global();
+  absl::MutexLock lock(&registry->mu);
+  std::vector<std::string> ops;
+  for (const auto& reg : registry->staged) {
+    if (std::find(ops.begin(), ops.end(), reg->def.op()) == ops.end()) {
+      ops.push_back(reg->def.op());
+    }
+  }
+  return ops;
+}
+
+KernelList CommitStagedKernelRegistrations() {
+  KernelRegistry* registry = KernelRegistry::Global();
+  absl::MutexLock lock(&registry->mu);
+  KernelList added;
+  for (auto& reg : registry->staged) {
+    *added.add_kernel() = reg->def;
+    registry->AddLocked(std::move(reg));
+  }
+  registry->staged.clear();
+  registry->staging = false;
+  return added;
+}
+
+void DiscardStagedKernelRegistrations() {
+  KernelRegistry* registry = KernelRegistry::Global();
+  absl::MutexLock lock(&registry->mu);
+  registry->staged.clear();
+  registry->staging = false;
+}
+
+}  // namespace internal
 }  // namespace minflow

@@ -70,6 +70,43 @@ std::vector<std::string> CloseNames(absl::string_view name,
   return out;
 }
 
+using RegistrationMap =
+    absl::flat_hash_map<std::string, std::unique_ptr<OpRegistrationData>>;
+
+// Runs one registration's factory into `data` and checks the result: a valid
+// OpDef whose name is neither in `registered` nor in `batch` (ops accepted
+// earlier in the same ProcessRegistrations() call). Sets *valid to that
+// verdict; the watcher, if any, has the last word. A failure is prefixed
+// with the op and its owner.
+Status CheckRegistration(const OpRegistry::OpRegistrationDataFactory& factory,
+                         const std::string& owner,
+                         const RegistrationMap& registered,
+                         const RegistrationMap& batch,
+                         const OpRegistry::Watcher& watcher,
+                         OpRegistrationData* data, bool* valid) {
+  Status s = factory(data);
+  if (s.ok()) s = ValidateOpDef(data->op_def);
+  const std::string name = data->op_def.name();
+  if (s.ok()) {
+    for (const RegistrationMap* map : {&registered, &batch}) {
+      const auto it = map->find(name);
+      if (it == map->end()) continue;
+      s = errors::AlreadyExists(
+          "Op with name ", name, " is already registered by '",
+          it->second->owner, "'; a second registration came from '", owner,
+          "'");
+      break;
+    }
+  }
+  *valid = s.ok();
+  if (watcher) s = watcher(s, data->op_def);
+  if (!s.ok()) {
+    s = errors::Prefix(s, "Registration of op '", name, "' from '", owner,
+                       "' failed: ");
+  }
+  return s;
+}
+
 }  // namespace
 
 OpRegistryInterface::~OpRegistryInterface() = default;
@@ -139,24 +176,14 @@ Status OpRegistry::CallDeferred() const {
 }
 
 Status OpRegistry::RegisterAlreadyLocked(const Deferred& deferred) const {
+  static const RegistrationMap* const no_batch = new RegistrationMap;
   auto op_reg_data = std::make_unique<OpRegistrationData>();
-  Status s = deferred.factory(op_reg_data.get());
-  if (s.ok()) s = ValidateOpDef(op_reg_data->op_def);
+  bool valid = false;
+  const Status s =
+      CheckRegistration(deferred.factory, deferred.owner, registry_, *no_batch,
+                        watcher_, op_reg_data.get(), &valid);
   const std::string name = op_reg_data->op_def.name();
-  if (s.ok()) {
-    const auto it = registry_.find(name);
-    if (it != registry_.end()) {
-      s = errors::AlreadyExists(
-          "Op with name ", name, " is already registered by '",
-          it->second->owner, "'; a second registration came from '",
-          deferred.owner, "'");
-    }
-  }
-  const bool valid = s.ok();
-  if (watcher_) s = watcher_(s, op_reg_data->op_def);
   if (!s.ok()) {
-    s = errors::Prefix(s, "Registration of op '", name, "' from '",
-                       deferred.owner, "' failed: ");
     MF_LOG(ERROR) << s.message();
     errors_.push_back({name, deferred.owner, s});
     return s;
@@ -290,9 +317,34 @@ Status OpRegistry::ProcessRegistrations() const {
   absl::MutexLock lock(&mu_);
   started_ = true;
   deferring_ = false;
-  Status s = CallDeferred();
+  std::vector<Deferred> queue;
+  queue.swap(deferred_);
+  // One batch, all or nothing: a plugin library that registers one bad op
+  // must leave none of its ops behind. Every failure is still recorded.
+  RegistrationMap batch;
+  Status first_error;
+  for (const Deferred& deferred : queue) {
+    auto op_reg_data = std::make_unique<OpRegistrationData>();
+    bool valid = false;
+    const Status s =
+        CheckRegistration(deferred.factory, deferred.owner, registry_, batch,
+                          watcher_, op_reg_data.get(), &valid);
+    const std::string name = op_reg_data->op_def.name();
+    if (!s.ok()) {
+      MF_LOG(ERROR) << s.message();
+      errors_.push_back({name, deferred.owner, s});
+      if (first_error.ok()) first_error = s;
+      continue;
+    }
+    if (!valid) continue;
+    op_reg_data->owner = deferred.owner;
+    batch.emplace(name, std::move(op_reg_data));
+  }
+  if (first_error.ok()) {
+    for (auto& entry : batch) registry_.insert(std::move(entry));
+  }
   UpdatePending();
-  return s;
+  return first_error;
 }
 
 void OpRegistry::ClearDeferredRegistrations() {

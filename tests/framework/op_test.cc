@@ -209,9 +209,23 @@ TEST(OpRegistryTest, PluginLoadingReportsWhatALibraryAdded) {
                                  "'libplugin.so' failed: Reference to unknown "
                                  "attr 'nope'")));
   MF_EXPECT_OK(registry.SetWatcher(nullptr));
+  // The watcher saw PluginA pass, but the batch is all or nothing: one bad
+  // op keeps every op of the library out.
   EXPECT_THAT(added, ElementsAre("PluginA"));
+  EXPECT_EQ(registry.LookUp("PluginA"), nullptr);
+  EXPECT_NE(registry.LookUp("Builtin"), nullptr);
+
+  // A good batch registers every op, attributed to its owner.
+  registry.DeferRegistrations();
+  {
+    OpRegistry::ScopedOwner owner("libplugin.so");
+    Register(&registry, OpDefBuilder("PluginA").Input("x: float"));
+    Register(&registry, OpDefBuilder("PluginC"));
+  }
+  MF_EXPECT_OK(registry.ProcessRegistrations());
   ASSERT_NE(registry.LookUp("PluginA"), nullptr);
   EXPECT_EQ(registry.LookUp("PluginA")->owner, "libplugin.so");
+  EXPECT_NE(registry.LookUp("PluginC"), nullptr);
 
   // A library that fails to load has its queued registrations dropped.
   registry.DeferRegistrations();
@@ -219,6 +233,27 @@ TEST(OpRegistryTest, PluginLoadingReportsWhatALibraryAdded) {
   registry.ClearDeferredRegistrations();
   MF_EXPECT_OK(registry.ProcessRegistrations());
   EXPECT_EQ(registry.LookUp("Abandoned"), nullptr);
+}
+
+TEST(OpRegistryTest, BatchRejectsANameRegisteredTwiceInIt) {
+  OpRegistry registry;
+  Register(&registry, OpDefBuilder("Builtin"));
+  ASSERT_NE(registry.LookUp("Builtin"), nullptr);
+  registry.DeferRegistrations();
+  {
+    OpRegistry::ScopedOwner owner("libtwice.so");
+    Register(&registry, OpDefBuilder("Twice"));
+    Register(&registry, OpDefBuilder("Twice").Input("x: float"));
+  }
+  EXPECT_THAT(registry.ProcessRegistrations(),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       HasSubstr("Op with name Twice is already registered by "
+                                 "'libtwice.so'; a second registration came "
+                                 "from 'libtwice.so'")));
+  EXPECT_EQ(registry.LookUp("Twice"), nullptr);
+  // Registrations made after the batch are processed one by one again.
+  Register(&registry, OpDefBuilder("Later"));
+  EXPECT_NE(registry.LookUp("Later"), nullptr);
 }
 
 TEST(OpRegistryTest, WatcherCanExcuseAFailureOrVetoAnOp) {

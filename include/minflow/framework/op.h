@@ -52,8 +52,8 @@ struct OpRegistrationError {
 // each factory builds its OpRegistrationData, which must pass
 // ValidateOpDef and must not reuse a registered name; failures are kept in
 // registration_errors() and logged, and the op is left out. A plugin loader
-// brackets loading a library with DeferRegistrations() / ScopedOwner /
-// ProcessRegistrations() and a Watcher to learn which ops the library added.
+// (LoadOpLibrary) brackets a library with DeferRegistrations(), ScopedOwner
+// and ProcessRegistrations() (all or none) and a Watcher to learn its ops.
 //
 // Thread-safe: every method may be called concurrently. Registrations are
 // never removed, so pointers handed out by LookUp stay valid.
@@ -109,8 +109,8 @@ class OpRegistry : public OpRegistryInterface {
   // Queues registrations, even after the first lookup, until
   // ProcessRegistrations() is called.
   void DeferRegistrations();
-  // Processes the queue now and stops deferring. Returns the first failure
-  // among the registrations it processed (as changed by the watcher).
+  // Processes the queue now, as one batch, and stops deferring: if any fails
+  // (as changed by the watcher), none registers. Returns the first failure.
   Status ProcessRegistrations() const;
   // Drops queued registrations unprocessed (a plugin that failed to load).
   void ClearDeferredRegistrations();
