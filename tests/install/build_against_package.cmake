@@ -4,6 +4,7 @@
 #   -DSOURCE=<dir>        the project
 #   -DBINARY=<dir>        its build folder (kept between runs: incremental)
 #   -DGENERATOR=<name>    -DCXX=<compiler>  -DLAUNCHER=<ccache or empty>
+#   -DCUDA_COMPILER=<nvcc> -DCUDA_ARCHITECTURES=<a,b>  optional
 #   -DCTEST=ON            optional: run the project's own ctest
 #   -DRUN=a|b|c           optional: a command to run afterwards ...
 #   -DEXPECT=<regex>      ... whose stdout must match
@@ -18,9 +19,18 @@ function(run what)
   set(out "${out}" PARENT_SCOPE)
 endfunction()
 
+set(cuda)
+if(CUDA_COMPILER)
+  # A list cannot cross execute_process intact: pass it in a cache script.
+  string(REPLACE "," ";" CUDA_ARCHITECTURES "${CUDA_ARCHITECTURES}")
+  file(WRITE ${BINARY}-cuda.cmake "set(CMAKE_CUDA_ARCHITECTURES "
+       "\"${CUDA_ARCHITECTURES}\" CACHE STRING \"\" FORCE)\n")
+  set(cuda -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -C ${BINARY}-cuda.cmake)
+endif()
 run("configure" ${CMAKE_COMMAND} -S ${SOURCE} -B ${BINARY} -G ${GENERATOR}
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${PREFIX}
-    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER}
+    ${cuda})
 run("build" ${CMAKE_COMMAND} --build ${BINARY})
 if(CTEST)
   run("the project's tests" ${CMAKE_CTEST_COMMAND} --test-dir ${BINARY}

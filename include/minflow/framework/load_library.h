@@ -32,8 +32,9 @@ class OpList;
 //   Unimplemented       a C plugin (exports MF_PluginInit) while no C plugin
 //                       initializer is installed.
 // After a failure nothing the library registered is usable and the process
-// carries on; the library is not unloaded (its code may still be
-// referenced), so loading the same path again returns the same error.
+// carries on. A library that failed once opened is not unloaded (its code
+// may still be referenced), and loading it again returns the same error;
+// earlier failures (no file, not a library, another ABI) are checked afresh.
 //
 // Thread-safe; loads are serialised. Registrations made by other threads
 // while a library loads are attributed to it.
