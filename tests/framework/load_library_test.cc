@@ -80,21 +80,25 @@ constexpr char kConst[] = R"pb(
   }
 )pb";
 
+// Runs the built-in ZeroOut on kConst with the kernel labelled `label` (""
+// for minflow's own).
+std::vector<float> RunZeroOut(const std::string& label) {
+  return RunFloats(
+      absl::StrCat(kConst,
+                   "node { name: 'z' op: 'ZeroOut' input: 'c' attr { key: 'T' "
+                   "value { type: DT_FLOAT } }",
+                   label.empty() ? ""
+                                 : absl::StrCat(" attr { key: '_kernel' value "
+                                                "{ s: '",
+                                                label, "' } }"),
+                   " }"),
+      "z");
+}
+
 // After a failed load: built-in ops and kernels still run, the op registry
 // takes and processes registrations again, and a good library loads.
 void ExpectProcessStillWorks() {
-  EXPECT_THAT(RunFloats(absl::StrCat(kConst, R"pb(
-                          node {
-                            name: "z"
-                            op: "ZeroOut"
-                            input: "c"
-                            attr {
-                              key: "T"
-                              value { type: DT_FLOAT }
-                            }
-                          })pb"),
-                        "z"),
-              ElementsAre(5, 0, 0));
+  EXPECT_THAT(RunZeroOut(""), ElementsAre(5, 0, 0));
   static int registered = 0;
   const std::string name = absl::StrCat("LoadTestAfterFailure", ++registered);
   OpRegistry::Global()->Register([name](OpRegistrationData* data) {
@@ -126,22 +130,7 @@ TEST(LoadOpLibraryTest, AddsTheLibrarysOpsAndKernels) {
                 "d"),
       ElementsAre(10, 8, 6));
   // A kernel for a built-in op, picked by its label.
-  EXPECT_THAT(RunFloats(absl::StrCat(kConst, R"pb(
-                          node {
-                            name: "z"
-                            op: "ZeroOut"
-                            input: "c"
-                            attr {
-                              key: "T"
-                              value { type: DT_FLOAT }
-                            }
-                            attr {
-                              key: "_kernel"
-                              value { s: "doubling" }
-                            }
-                          })pb"),
-                        "z"),
-              ElementsAre(10, 8, 6));
+  EXPECT_THAT(RunZeroOut("doubling"), ElementsAre(10, 8, 6));
 }
 
 TEST(LoadOpLibraryTest, LoadingTheSameFileAgainIsANoOp) {
