@@ -126,7 +126,8 @@ SymbolSearch FindStringSymbolInFile(const std::string& path, const char* name,
         return SymbolSearch::kCannotTell;
       }
       const Elf64_Shdr& section = sections[symbol.st_shndx];
-      if (section.sh_type == SHT_NOBITS || symbol.st_value < section.sh_addr ||
+      if (section.sh_type == SHT_NOBITS || section.sh_size > size ||
+          symbol.st_value < section.sh_addr ||
           symbol.st_value - section.sh_addr > section.sh_size ||
           symbol.st_size >
               section.sh_size - (symbol.st_value - section.sh_addr) ||
@@ -297,7 +298,10 @@ Status Load(const std::string& path, CPluginInitializer c_plugin_init,
   Status s;
   if (search == SymbolSearch::kCannotTell) {
     const void* mark = OwnSymbol(handle, MINFLOW_OP_LIBRARY_ABI_SYMBOL);
-    if (mark != nullptr) s = CheckAbi(static_cast<const char*>(mark));
+    if (mark != nullptr) {
+      const char* text = static_cast<const char*>(mark);
+      s = CheckAbi(std::string(text, strnlen(text, 256)));
+    }
   }
   void* plugin_init = s.ok() ? OwnSymbol(handle, kPluginInitSymbol) : nullptr;
   if (plugin_init != nullptr) {
@@ -321,6 +325,20 @@ Status Load(const std::string& path, CPluginInitializer c_plugin_init,
 
 Status LoadOpLibrary(const std::string& path, OpList* ops_added,
                      KernelList* kernels_added) {
+  // A library's static initialiser that loads another library would wait
+  // for itself forever.
+  thread_local bool loading = false;
+  if (loading) {
+    return errors::FailedPrecondition(
+        "cannot load op library '", path,
+        "' while another library loads (from its static initialisers or "
+        "its MF_PluginInit)");
+  }
+  loading = true;
+  struct Reset {
+    ~Reset() { *flag = false; }
+    bool* flag;
+  } reset{&loading};
   Loader* loader = Loader::Get();
   absl::MutexLock lock(&loader->mu);
   std::string canonical;

@@ -269,6 +269,17 @@ TEST(LoadOpLibraryTest, AMarkOnlyReadableAfterLoadingIsCheckedToo) {
   ExpectProcessStillWorks();
 }
 
+TEST(LoadOpLibraryTest, LoadingFromALoadingLibraryIsRefused) {
+  OpList ops;
+  MF_ASSERT_OK(LoadOpLibrary(LIB_REENTRANT, &ops));
+  EXPECT_THAT(Names(ops), ElementsAre("LoadTest>Reentrant"));
+  const char* inner = std::getenv("MF_LOAD_TEST_REENTRANT");
+  ASSERT_NE(inner, nullptr);
+  EXPECT_THAT(inner, HasSubstr("cannot load op library "
+                               "'/nonexistent/libother.so' while another "
+                               "library loads"));
+}
+
 // A stand-in for the C plugin ABI's initializer: calls the library's
 // MF_PluginInit and registers an op in the library's name.
 std::vector<std::string>* InitCalls() {

@@ -31,6 +31,8 @@ class OpList;
 //                       before any of the library's code runs.
 //   Unimplemented       a C plugin (exports MF_PluginInit) while no C plugin
 //                       initializer is installed.
+//   FailedPrecondition  also: called while a library loads, from its static
+//                       initialisers or its MF_PluginInit.
 // After a failure nothing the library registered is usable and the process
 // carries on. A library that failed once opened is not unloaded (its code
 // may still be referenced), and loading it again returns the same error;
@@ -49,8 +51,8 @@ using CPluginInitializer = Status (*)(void* plugin_init_symbol,
                                       const std::string& library_path);
 
 // Installs the function LoadOpLibrary calls for libraries that export
-// MF_PluginInit (the C plugin ABI sets this); null removes it. Not for
-// concurrent use with LoadOpLibrary.
+// MF_PluginInit (the C plugin ABI sets this); null removes it. Thread-safe;
+// waits for a load in progress.
 void SetCPluginInitializer(CPluginInitializer init);
 
 }  // namespace minflow
