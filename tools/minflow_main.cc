@@ -21,6 +21,8 @@ int InferMain(const CommandContext& ctx);
 void InferHelp(std::ostream& os);
 int RunMain(const CommandContext& ctx);
 void RunHelp(std::ostream& os);
+int BenchMain(const CommandContext& ctx);
+void BenchHelp(std::ostream& os);
 
 namespace {
 
@@ -33,6 +35,8 @@ constexpr Command kCommands[] = {
      InferHelp},
     {"run", "run a graph: feed tensors, print or save the fetched ones",
      RunMain, RunHelp},
+    {"bench", "measure a graph: init, latency percentiles, memory, op profile",
+     BenchMain, BenchHelp},
 };
 
 void PrintUsage(std::ostream& os) {
@@ -45,8 +49,8 @@ void PrintUsage(std::ostream& os) {
        << "\n";
   }
   os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
-     << " runtime failure or invalid input, " << kExitUsage
-     << " usage error, " << kExitInvalidGraph
+     << " runtime failure or invalid input, " << kExitUsage << " usage error, "
+     << kExitInvalidGraph
      << " invalid graph (does not import, refine or place).\n";
 }
 
