@@ -21,6 +21,10 @@ int InferMain(const CommandContext& ctx);
 void InferHelp(std::ostream& os);
 int RunMain(const CommandContext& ctx);
 void RunHelp(std::ostream& os);
+int ValidateMain(const CommandContext& ctx);
+void ValidateHelp(std::ostream& os);
+int DotMain(const CommandContext& ctx);
+void DotHelp(std::ostream& os);
 
 namespace {
 
@@ -33,6 +37,10 @@ constexpr Command kCommands[] = {
      InferHelp},
     {"run", "run a graph: feed tensors, print or save the fetched ones",
      RunMain, RunHelp},
+    {"validate", "check a graph without running it; report every error",
+     ValidateMain, ValidateHelp},
+    {"dot", "draw a graph: Graphviz DOT with shapes and devices", DotMain,
+     DotHelp},
 };
 
 void PrintUsage(std::ostream& os) {
@@ -45,8 +53,8 @@ void PrintUsage(std::ostream& os) {
        << "\n";
   }
   os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
-     << " runtime failure or invalid input, " << kExitUsage
-     << " usage error, " << kExitInvalidGraph
+     << " runtime failure or invalid input, " << kExitUsage << " usage error, "
+     << kExitInvalidGraph
      << " invalid graph (does not import, refine or place).\n";
 }
 
