@@ -21,7 +21,7 @@
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/session.h"
 #include "tools/command.h"
-#include "tools/graph_input.h"
+#include "tools/graph_run_flags.h"
 
 namespace minflow {
 namespace tools {
@@ -211,8 +211,11 @@ int DotMain(const CommandContext& ctx) {
     return kExitUsage;
   }
   GraphDef graph_def;
-  const int read = ReadGraphArgument("dot", flags.graph, ctx, &graph_def);
-  if (read != kExitOk) return read;
+  s = ReadGraphDefFile(flags.graph, &graph_def);
+  if (!s.ok()) {
+    *ctx.err << "minflow dot: " << s.message() << "\n";
+    return ExitCodeForLoadError(s);
+  }
   auto invalid = [&ctx, &flags](const Status& error) {
     *ctx.err << "minflow dot: " << error.message() << "\n(minflow validate "
              << flags.graph << " lists every error)\n";

@@ -21,6 +21,8 @@ int InferMain(const CommandContext& ctx);
 void InferHelp(std::ostream& os);
 int RunMain(const CommandContext& ctx);
 void RunHelp(std::ostream& os);
+int BenchMain(const CommandContext& ctx);
+void BenchHelp(std::ostream& os);
 int ValidateMain(const CommandContext& ctx);
 void ValidateHelp(std::ostream& os);
 int DotMain(const CommandContext& ctx);
@@ -37,6 +39,8 @@ constexpr Command kCommands[] = {
      InferHelp},
     {"run", "run a graph: feed tensors, print or save the fetched ones",
      RunMain, RunHelp},
+    {"bench", "measure a graph: init, latency percentiles, memory, op profile",
+     BenchMain, BenchHelp},
     {"validate", "check a graph without running it; report every error",
      ValidateMain, ValidateHelp},
     {"dot", "draw a graph: Graphviz DOT with shapes and devices", DotMain,

@@ -12,7 +12,7 @@
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/shape_refiner.h"
 #include "tools/command.h"
-#include "tools/graph_input.h"
+#include "tools/graph_run_flags.h"
 
 namespace minflow {
 namespace tools {
@@ -53,8 +53,11 @@ int ValidateMain(const CommandContext& ctx) {
   }
   const std::string& path = ctx.args[0];
   GraphDef graph_def;
-  const int read = ReadGraphArgument("validate", path, ctx, &graph_def);
-  if (read != kExitOk) return read;
+  const Status read = ReadGraphDefFile(path, &graph_def);
+  if (!read.ok()) {
+    *ctx.err << "minflow validate: " << read.message() << "\n";
+    return ExitCodeForLoadError(read);
+  }
 
   // Import what is valid, then refine that; each stage skips what depends
   // on an earlier error. See Note [Collecting import errors].
