@@ -23,6 +23,10 @@ int RunMain(const CommandContext& ctx);
 void RunHelp(std::ostream& os);
 int BenchMain(const CommandContext& ctx);
 void BenchHelp(std::ostream& os);
+int ValidateMain(const CommandContext& ctx);
+void ValidateHelp(std::ostream& os);
+int DotMain(const CommandContext& ctx);
+void DotHelp(std::ostream& os);
 
 namespace {
 
@@ -37,6 +41,10 @@ constexpr Command kCommands[] = {
      RunMain, RunHelp},
     {"bench", "measure a graph: init, latency percentiles, memory, op profile",
      BenchMain, BenchHelp},
+    {"validate", "check a graph without running it; report every error",
+     ValidateMain, ValidateHelp},
+    {"dot", "draw a graph: Graphviz DOT with shapes and devices", DotMain,
+     DotHelp},
 };
 
 void PrintUsage(std::ostream& os) {

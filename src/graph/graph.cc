@@ -78,7 +78,9 @@ void Graph::RemoveNode(Node* node) {
   const std::vector<const Edge*> in = node->in_edges_;
   const std::vector<const Edge*> out = node->out_edges_;
   for (const Edge* e : in) RemoveEdge(e);
-  for (const Edge* e : out) RemoveEdge(e);
+  for (const Edge* e : out) {
+    if (e->dst != node) RemoveEdge(e);  // a self-loop went with `in`
+  }
   name_index_.erase(node->name());
   nodes_[node->id()] = nullptr;
   // The node's memory stays in its block; drop what it holds (a Const's

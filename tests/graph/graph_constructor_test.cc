@@ -1,5 +1,9 @@
 #include "minflow/graph/graph_constructor.h"
 
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "minflow/framework/op.h"
@@ -262,6 +266,159 @@ TEST(GraphConstructorTest, SelfLoopIsACycle) {
              &g),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("node 'a' (GraphTestUnary) is its own ancestor")));
+}
+
+// Collecting mode (options.errors): see Note [Collecting import errors].
+std::vector<Status> ImportCollecting(const std::string& text, Graph* graph,
+                                     Status* returned = nullptr) {
+  std::vector<Status> errors;
+  GraphConstructorOptions options;
+  options.errors = &errors;
+  Status s = ConvertGraphDefToGraph(options,
+                                    ParseTextProtoOrDie<GraphDef>(text), graph);
+  if (returned != nullptr) *returned = s;
+  return errors;
+}
+
+// Text of a GraphTestUnary node over float inputs.
+std::string Unary(const std::string& name, const std::string& input) {
+  return absl::StrCat("node { name: '", name, "' op: 'GraphTestUnary' input: '",
+                      input,
+                      "' attr { key: 'T' value { type: DT_FLOAT } } }\n");
+}
+
+TEST(GraphConstructorTest, CollectingModeReportsEveryIndependentError) {
+  Graph g(OpRegistry::Global());
+  Status returned;
+  const std::vector<Status> errors = ImportCollecting(
+      R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "typo" op: "GraphTestSourc" }
+        node { name: "lost" op: "GraphTestSink" input: "ghost" }
+        node { name: "i" op: "GraphTestIntSource" }
+        node { name: "mismatch" op: "GraphTestSink" input: "i" }
+        node { name: "ok" op: "GraphTestSink" input: "a" }
+      )pb",
+      &g, &returned);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kNotFound,
+                                  AllOf(HasSubstr("Op type not registered "
+                                                  "'GraphTestSourc'"),
+                                        HasSubstr("{{node typo}}"))));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  AllOf(HasSubstr("Unknown input node 'ghost'"),
+                                        HasSubstr("{{node lost}}"))));
+  EXPECT_THAT(errors[2],
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Input 0 of node mismatch was passed int32")));
+  EXPECT_EQ(returned, errors[0]);
+  // The graph keeps exactly the valid nodes.
+  EXPECT_EQ(g.num_nodes(), 3);
+  EXPECT_NE(g.FindNodeByName("ok"), nullptr);
+  EXPECT_EQ(g.FindNodeByName("mismatch"), nullptr);
+  EXPECT_EQ(g.FindNodeByName("lost"), nullptr);
+}
+
+TEST(GraphConstructorTest, CollectingModeDoesNotCascadeToConsumers) {
+  Graph g(OpRegistry::Global());
+  // `bad` is an unknown op and `wrong` has a port out of range: the nodes
+  // reading them (by data or control edge, directly or further down) are
+  // left out without errors of their own.
+  const std::vector<Status> errors = ImportCollecting(
+      R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "bad" op: "NoSuchOpAnywhere" }
+        node {
+          name: "reads_bad"
+          op: "GraphTestAddN"
+          input: "a"
+          input: "bad:1"
+          attr {
+            key: "N"
+            value { i: 2 }
+          }
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        node { name: "after_bad" op: "GraphTestSink" input: "reads_bad" }
+        node { name: "control_on_bad" op: "GraphTestSource" input: "^bad" }
+        node { name: "wrong" op: "GraphTestSink" input: "a:3" }
+        node { name: "after_wrong" op: "GraphTestSource" input: "^wrong" }
+        node { name: "fine" op: "GraphTestSink" input: "a" }
+      )pb",
+      &g);
+  ASSERT_EQ(errors.size(), 2u) << errors[0] << "\n" << errors.back();
+  EXPECT_THAT(errors[0],
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("{{node bad}}")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("{{node wrong}}")));
+  std::vector<std::string> names;
+  for (const Node* n : g.nodes()) names.push_back(n->name());
+  EXPECT_THAT(names, ::testing::ElementsAre("a", "fine"));
+}
+
+TEST(GraphConstructorTest, CollectingModeReportsEachCycleOnce) {
+  Graph g(OpRegistry::Global());
+  const std::vector<Status> errors = ImportCollecting(
+      "node { name: 'src' op: 'GraphTestSource' }\n" + Unary("a", "b") +
+          Unary("b", "a") + Unary("after_ab", "b") + Unary("self", "self") +
+          Unary("c", "src") + Unary("d", "e") + Unary("e", "d") +
+          Unary("ok", "c"),
+      &g);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("node 'a' (GraphTestUnary) is its "
+                                            "own ancestor")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("node 'self'")));
+  EXPECT_THAT(errors[2], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("node 'd'")));
+  std::vector<std::string> names;
+  for (const Node* n : g.nodes()) names.push_back(n->name());
+  EXPECT_THAT(names, ::testing::ElementsAre("src", "c", "ok"));
+  std::vector<Node*> order;
+  MF_EXPECT_OK(TopologicalOrder(g, &order));
+}
+
+TEST(GraphConstructorTest, CollectingModeReportsNamesAndVersions) {
+  Graph g(OpRegistry::Global());
+  const std::vector<Status> errors = ImportCollecting(
+      R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "_bad" op: "GraphTestSource" }
+        node { name: "reads_bad" op: "GraphTestSink" input: "_bad" }
+        node { name: "reads_a" op: "GraphTestSink" input: "a" }
+        versions { producer: 10 min_consumer: 999999 }
+      )pb",
+      &g);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("min_consumer version 999999")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("'a' is used by more than one")));
+  EXPECT_THAT(errors[2], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("'_bad' (op GraphTestSource)")));
+  EXPECT_EQ(g.num_nodes(), 2);  // the first `a` and reads_a
+}
+
+TEST(GraphConstructorTest, CollectingModeOnAValidGraphMatchesFailFast) {
+  const std::string text = "node { name: 'src' op: 'GraphTestSource' }\n" +
+                           Unary("a", "src") + Unary("b", "a") +
+                           "node { name: 's' op: 'GraphTestSink' input: 'b' "
+                           "input: '^a' }";
+  Graph collected(OpRegistry::Global());
+  Status returned;
+  EXPECT_TRUE(ImportCollecting(text, &collected, &returned).empty());
+  MF_EXPECT_OK(returned);
+  Graph fail_fast(OpRegistry::Global());
+  MF_ASSERT_OK(Import(text, &fail_fast));
+  GraphDef a, b;
+  collected.ToGraphDef(&a);
+  fail_fast.ToGraphDef(&b);
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
 }
 
 TEST(GraphConstructorTest, VersionsAreChecked) {

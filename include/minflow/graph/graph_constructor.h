@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
@@ -25,6 +26,14 @@ struct GraphConstructorOptions {
   // Prepended to every node name (and to the inputs that name them), for
   // importing one graph into another's namespace. Empty: names unchanged.
   std::string prefix;
+  // Null (the default): the import stops at the first error and returns it.
+  // Set: the import keeps going and appends every independent error here
+  // (for `minflow validate`): each node is checked on its own; a node whose
+  // input comes from a node with an error is left out without an error of
+  // its own (no cascades); each cycle is one error. `*graph` then holds the
+  // nodes that are valid with everything upstream of them, ready for
+  // ShapeRefiner. The return value is the first error appended, or OK.
+  std::vector<Status>* errors = nullptr;
 };
 
 // Builds `*graph` (which must be empty) from `graph_def`, checking: versions,
