@@ -52,21 +52,25 @@ StatusOr<Node*> Graph::AddNode(NodeDef node_def) {
                  std::move(outputs));
 }
 
-StatusOr<Node*> Graph::AddNode(NodeDef node_def, const OpDef* op_def,
+StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
                                DataTypeVector input_types,
                                DataTypeVector output_types) {
   MF_CHECK(op_def != nullptr);
-  if (name_index_.contains(node_def.name())) {
-    return errors::InvalidArgument("Node name '", node_def.name(),
-                                   "' is used by more than one node");
-  }
   Node* node = NewNode();
-  node->id_ = static_cast<int>(nodes_.size());
   node->def_ = std::move(node_def);
+  // One lookup: the key views the name where the node now keeps it.
+  if (!name_index_.try_emplace(node->name(), node).second) {
+    Status taken = errors::InvalidArgument("Node name '", node->name(),
+                                           "' is used by more than one node");
+    node_def = std::move(node->def_);
+    node->def_ = NodeDef();
+    --used_in_last_block_;  // hand the unused slot back
+    return taken;
+  }
+  node->id_ = static_cast<int>(nodes_.size());
   node->op_def_ = op_def;
   node->input_types_ = std::move(input_types);
   node->output_types_ = std::move(output_types);
-  name_index_[node->name()] = node;
   nodes_.push_back(node);
   ++num_nodes_;
   return node;

@@ -100,24 +100,26 @@ Status CheckVersions(const VersionDef& versions) {
 }
 
 // Pass 1 for one NodeDef: name, op, attrs; adds the node without edges.
+// `movable`, when not null, is `original` itself and may be moved from.
 Status AddNodeFromDef(const GraphConstructorOptions& options,
                       const OpRegistryInterface& ops, const NodeDef& original,
-                      Graph* graph, Node** node) {
+                      NodeDef* movable, Graph* graph, Node** node) {
   if (!IsValidNodeName(original.name())) {
     return errors::InvalidArgument(
         "Node name '", original.name(), "' (op ", original.op(),
         ") is not valid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
   }
-  if (graph->FindNodeByName(options.prefix + original.name()) != nullptr) {
-    return NodeError(errors::InvalidArgument("Node name '", original.name(),
-                                             "' is used by more than one "
-                                             "node"),
-                     original);
-  }
   const OpDef* op_def = nullptr;
   Status lookup = ops.LookUpOpDef(original.op(), &op_def);
   if (!lookup.ok()) return NodeError(lookup, original);
-  NodeDef def = original;
+  NodeDef def = movable != nullptr ? std::move(*movable) : original;
+  // From here on `original` may be empty: errors name the node from `def`,
+  // without the prefix, as the user wrote it.
+  auto error = [&](const Status& s) {
+    absl::string_view name = def.name();
+    absl::ConsumePrefix(&name, options.prefix);
+    return errors::AttachNodeContext(s, name, def.op());
+  };
   if (!options.prefix.empty()) {
     def.set_name(options.prefix + def.name());
     for (std::string& in : *def.mutable_input()) {
@@ -128,9 +130,18 @@ Status AddNodeFromDef(const GraphConstructorOptions& options,
   }
   if (options.add_default_attributes) AddDefaultsToNodeDef(*op_def, &def);
   Status valid = ValidateNodeDef(def, *op_def);
-  if (!valid.ok()) return NodeError(valid, original);
-  StatusOr<Node*> added = graph->AddNode(std::move(def));
-  if (!added.ok()) return NodeError(added.status(), original);
+  if (!valid.ok()) return error(valid);
+  DataTypeVector inputs, outputs;
+  Status typed = InOutTypesForNode(def, *op_def, &inputs, &outputs);
+  if (!typed.ok()) return error(typed);
+  StatusOr<Node*> added = graph->AddNode(std::move(def), op_def,
+                                         std::move(inputs), std::move(outputs));
+  if (!added.ok()) {
+    absl::string_view name = def.name();
+    absl::ConsumePrefix(&name, options.prefix);
+    return error(errors::InvalidArgument("Node name '", name,
+                                         "' is used by more than one node"));
+  }
   *node = *added;
   return OkStatus();
 }
@@ -297,8 +308,13 @@ void ReportAndRemoveCycles(Graph* graph, std::vector<Status>* errors) {
 // node with an error is left out of the graph in pass 1, or removed with
 // everything downstream after pass 2; its consumers are then silent, so
 // each error printed is one the user must fix.
-Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
-                              const GraphDef& graph_def, Graph* graph) {
+namespace {
+
+// `movable`, when not null, is `graph_def` itself; its nodes may be moved
+// from (fail-fast mode only: collecting mode needs them intact).
+Status ConvertGraphDefToGraphImpl(const GraphConstructorOptions& options,
+                                  const GraphDef& graph_def, GraphDef* movable,
+                                  Graph* graph) {
   if (graph->num_nodes() != 0) {
     return errors::FailedPrecondition(
         "ConvertGraphDefToGraph needs an empty Graph");
@@ -317,12 +333,20 @@ Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
   const OpRegistryInterface* ops = graph->op_registry();
 
   // Pass 1: nodes.
+  int64_t num_inputs = 0;
+  for (const NodeDef& n : graph_def.node()) num_inputs += n.input_size();
+  graph->Reserve(graph_def.node_size(),
+                 static_cast<int>(std::min<int64_t>(num_inputs, INT32_MAX)));
+  if (collected != nullptr) movable = nullptr;
   std::vector<Node*> nodes;
   nodes.reserve(graph_def.node_size());
   absl::flat_hash_set<std::string> left_out;  // stays empty when fail-fast
-  for (const NodeDef& original : graph_def.node()) {
+  for (int i = 0; i < graph_def.node_size(); ++i) {
+    const NodeDef& original = graph_def.node(i);
     Node* node = nullptr;
-    Status added = AddNodeFromDef(options, *ops, original, graph, &node);
+    Status added = AddNodeFromDef(
+        options, *ops, original,
+        movable != nullptr ? movable->mutable_node(i) : nullptr, graph, &node);
     if (!added.ok()) {
       MF_RETURN_IF_ERROR(report(std::move(added)));
       left_out.insert(options.prefix + original.name());
@@ -353,6 +377,18 @@ Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
   ReportAndRemoveCycles(graph, collected);
   return collected->size() > first_error ? (*collected)[first_error]
                                          : OkStatus();
+}
+
+}  // namespace
+
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              const GraphDef& graph_def, Graph* graph) {
+  return ConvertGraphDefToGraphImpl(options, graph_def, nullptr, graph);
+}
+
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              GraphDef&& graph_def, Graph* graph) {
+  return ConvertGraphDefToGraphImpl(options, graph_def, &graph_def, graph);
 }
 
 Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {

@@ -484,6 +484,72 @@ TEST(GraphConstructorTest, PrefixRenamesNodesAndInputs) {
   EXPECT_EQ(g.FindNodeByName("imported/s")->in_edges().size(), 2u);
 }
 
+// The rvalue overload moves the NodeDefs out instead of copying them; the
+// graph and every error must be what the copying overload gives.
+TEST(GraphConstructorTest, MovingImportMatchesCopyingImport) {
+  const GraphDef def = ParseTextProtoOrDie<GraphDef>(R"pb(
+    node { name: "two" op: "GraphTestTwoOut" }
+    node {
+      name: "u"
+      op: "GraphTestUnary"
+      input: "two:1"
+      input: "^two"
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+    }
+    node { name: "s" op: "GraphTestSink" input: "two" }
+  )pb");
+  for (const std::string& prefix : {std::string(), std::string("p/")}) {
+    GraphConstructorOptions options;
+    options.prefix = prefix;
+    Graph copied(OpRegistry::Global());
+    MF_ASSERT_OK(ConvertGraphDefToGraph(options, def, &copied));
+    Graph moved(OpRegistry::Global());
+    GraphDef consumed = def;
+    MF_ASSERT_OK(ConvertGraphDefToGraph(options, std::move(consumed), &moved));
+    GraphDef out_copied, out_moved;
+    copied.ToGraphDef(&out_copied);
+    moved.ToGraphDef(&out_moved);
+    EXPECT_EQ(out_copied.SerializeAsString(), out_moved.SerializeAsString());
+  }
+
+  // Errors found after the NodeDef has been taken still name it as the
+  // user wrote it (without the prefix).
+  const GraphDef bad = ParseTextProtoOrDie<GraphDef>(R"pb(
+    node { name: "two" op: "GraphTestTwoOut" }
+    node {
+      name: "u"
+      op: "GraphTestUnary"
+      input: "two:1"
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "bogus"
+        value { i: 1 }
+      }
+    }
+  )pb");
+  for (const std::string& prefix : {std::string(), std::string("p/")}) {
+    GraphConstructorOptions options;
+    options.prefix = prefix;
+    Graph copied(OpRegistry::Global());
+    const Status from_copy = ConvertGraphDefToGraph(options, bad, &copied);
+    Graph moved(OpRegistry::Global());
+    GraphDef consumed = bad;
+    const Status from_move =
+        ConvertGraphDefToGraph(options, std::move(consumed), &moved);
+    EXPECT_THAT(from_move,
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("attr 'bogus'"),
+                               HasSubstr("{{node u}} = GraphTestUnary"))));
+    EXPECT_EQ(from_copy.message(), from_move.message());
+  }
+}
+
 TEST(GraphConstructorTest, ParsesTextAndBinaryByContent) {
   GraphDef def = ParseTextProtoOrDie<GraphDef>(
       "node { name: 'a' op: 'GraphTestSource' } versions { producer: 3 }");

@@ -105,9 +105,9 @@ class Graph {
   // types from its attrs. `node_def` should already carry attr defaults.
   // Does not connect edges.
   StatusOr<Node*> AddNode(NodeDef node_def);
-  // As above with the types already computed (by ValidateNodeDef, say);
-  // they must match the NodeDef's op and attrs.
-  StatusOr<Node*> AddNode(NodeDef node_def, const OpDef* op_def,
+  // As above with the types already computed (InOutTypesForNode); they must
+  // match the NodeDef's op and attrs. `node_def` is taken only on success.
+  StatusOr<Node*> AddNode(NodeDef&& node_def, const OpDef* op_def,
                           DataTypeVector input_types,
                           DataTypeVector output_types);
   // Room for this many more nodes and edges, to import without regrowing.

@@ -45,6 +45,10 @@ struct GraphConstructorOptions {
 // and its op. Shapes are not checked here: see ShapeRefiner.
 Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
                               const GraphDef& graph_def, Graph* graph);
+// As above, taking the NodeDefs out of `graph_def` instead of copying them
+// (it is left in a valid but unspecified state). Collecting mode copies.
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              GraphDef&& graph_def, Graph* graph);
 
 // Parses a GraphDef from bytes in binary or text format, telling them apart
 // by content rather than by file name. InvalidArgument when neither parses.
