@@ -49,10 +49,11 @@ StatusOr<Node*> Graph::AddNode(NodeDef node_def) {
 
 void Graph::RemoveNode(Node* node) {
   MF_CHECK(node != nullptr && FindNodeId(node->id()) == node);
-  // Copies: RemoveEdge edits the vectors being walked.
+  // Copies: RemoveEdge edits the vectors being walked. The out-edges are
+  // copied after the in-edges went, as a self-loop is in both lists.
   const std::vector<const Edge*> in = node->in_edges_;
-  const std::vector<const Edge*> out = node->out_edges_;
   for (const Edge* e : in) RemoveEdge(e);
+  const std::vector<const Edge*> out = node->out_edges_;
   for (const Edge* e : out) RemoveEdge(e);
   name_index_.erase(node->name());
   nodes_[node->id()].reset();

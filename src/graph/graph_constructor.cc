@@ -97,20 +97,16 @@ Status CheckVersions(const VersionDef& versions) {
   return OkStatus();
 }
 
-}  // namespace
-
-Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
-                              const GraphDef& graph_def, Graph* graph) {
-  if (graph->num_nodes() != 0) {
-    return errors::FailedPrecondition(
-        "ConvertGraphDefToGraph needs an empty Graph");
-  }
+// The body of ImportGraphDef; leaves the nodes it added in `*nodes` even
+// when it fails, for the caller to remove.
+Status AddGraphDefNodes(const GraphConstructorOptions& options,
+                        const GraphDef& graph_def, Graph* graph,
+                        std::vector<Node*>* nodes_out) {
   MF_RETURN_IF_ERROR(CheckVersions(graph_def.versions()));
-  graph->set_versions(graph_def.versions());
   const OpRegistryInterface* ops = graph->op_registry();
 
   // Pass 1: nodes.
-  std::vector<Node*> nodes;
+  std::vector<Node*>& nodes = *nodes_out;
   nodes.reserve(graph_def.node_size());
   for (const NodeDef& original : graph_def.node()) {
     if (!IsValidNodeName(original.name())) {
@@ -187,8 +183,38 @@ Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
     }
   }
 
+  // Nodes already in the graph cannot name the new ones, so a cycle runs
+  // through new nodes only; the whole graph is ordered for simplicity.
   std::vector<Node*> order;
   return TopologicalOrder(*graph, &order);
+}
+
+}  // namespace
+
+Status ImportGraphDef(const GraphConstructorOptions& options,
+                      const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* added) {
+  const bool was_empty = graph->num_nodes() == 0;
+  std::vector<Node*> nodes;
+  Status s = AddGraphDefNodes(options, graph_def, graph, &nodes);
+  if (!s.ok()) {
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      graph->RemoveNode(*it);
+    }
+    return s;
+  }
+  if (was_empty) graph->set_versions(graph_def.versions());
+  if (added != nullptr) *added = std::move(nodes);
+  return OkStatus();
+}
+
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              const GraphDef& graph_def, Graph* graph) {
+  if (graph->num_nodes() != 0) {
+    return errors::FailedPrecondition(
+        "ConvertGraphDefToGraph needs an empty Graph");
+  }
+  return ImportGraphDef(options, graph_def, graph);
 }
 
 Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
