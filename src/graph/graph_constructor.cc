@@ -114,6 +114,13 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
           "Node name '", original.name(), "' (op ", original.op(),
           ") is not valid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
     }
+    if (!options.prefix.empty() &&
+        !IsValidNodeName(options.prefix + original.name())) {
+      return errors::InvalidArgument(
+          "The import prefix '", options.prefix, "' makes node name '",
+          options.prefix, original.name(),
+          "' invalid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
+    }
     if (graph->FindNodeByName(options.prefix + original.name()) != nullptr) {
       return NodeError(errors::InvalidArgument("Node name '", original.name(),
                                                "' is used by more than one "

@@ -327,6 +327,20 @@ TEST(GraphConstructorTest, PrefixRenamesNodesAndInputs) {
   EXPECT_EQ(g.FindNodeByName("imported/s")->in_edges().size(), 2u);
 }
 
+TEST(GraphConstructorTest, RejectsAPrefixThatMakesInvalidNames) {
+  GraphConstructorOptions options;
+  options.prefix = "bad prefix/";
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(
+      ConvertGraphDefToGraph(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "a" op: "GraphTestSource" }
+                             )pb"),
+                             &g),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("import prefix 'bad prefix/' makes node name "
+                         "'bad prefix/a' invalid")));
+}
+
 TEST(GraphConstructorTest, ImportGraphDefAddsToANonEmptyGraph) {
   Graph g(OpRegistry::Global());
   MF_ASSERT_OK(Import(R"pb(
