@@ -378,8 +378,8 @@ typedef struct MF_Session MF_Session;
 
 /* `opts` may be NULL (defaults). Import, shape and config errors surface
  * here; placement errors (an unknown device) at the first run that needs
- * the operation. The graph must not be deleted before the session (if it is, it
- * lives on until the session is deleted). */
+ * the operation. Deleting the graph first is allowed: it lives on until
+ * the session is deleted. */
 MF_CAPI_EXPORT extern MF_Session* MF_NewSession(MF_Graph* graph,
                                                 const MF_SessionOptions* opts,
                                                 MF_Status* status);
