@@ -137,7 +137,7 @@ StatusOr<Node*> FinishOperation(MF_OperationDescription* desc) {
   NodeDef* def = graph_def.add_node();
   *def = desc->node_def;
   const OpDef* op_def = nullptr;
-  Status lookup = g->graph.op_registry()->LookUpOpDef(def->op(), &op_def);
+  Status lookup = OpRegistry::Global()->LookUpOpDef(def->op(), &op_def);
   if (!lookup.ok()) {
     return errors::AttachNodeContext(lookup, def->name(), def->op());
   }
@@ -282,7 +282,7 @@ void MF_GraphGetOpDef(MF_Graph* graph, const char* op_name,
     return;
   }
   const minflow::OpDef* op_def = nullptr;
-  Status s = graph->graph.op_registry()->LookUpOpDef(op_name, &op_def);
+  Status s = minflow::OpRegistry::Global()->LookUpOpDef(op_name, &op_def);
   if (s.ok()) {
     s = c_api::MessageToBuffer("MF_GraphGetOpDef", *op_def, output_op_def);
   }

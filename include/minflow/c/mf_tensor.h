@@ -25,8 +25,9 @@ typedef struct MF_Tensor MF_Tensor;
  * once nothing uses it any more (possibly after MF_DeleteTensor, when a
  * session output shares the buffer); a NULL deallocator means the caller
  * keeps `data` alive for that long. `data` not aligned to 64 bytes is
- * copied and released at once. On failure (NULL returned, status set)
- * nothing is called: `data` still belongs to the caller. */
+ * copied and released at once, as is the `data` of an empty tensor. On failure
+ * (NULL returned, status set) nothing is called: `data` still belongs to the
+ * caller. */
 MF_CAPI_EXPORT extern MF_Tensor* MF_NewTensor(
     MF_DataType dtype, const int64_t* dims, int num_dims, void* data,
     size_t len, void (*deallocator)(void* data, size_t len, void* arg),
