@@ -78,13 +78,12 @@ StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
 
 void Graph::RemoveNode(Node* node) {
   MF_CHECK(node != nullptr && FindNodeId(node->id()) == node);
-  // Copies: RemoveEdge edits the vectors being walked.
+  // Copies: RemoveEdge edits the vectors being walked. The out-edges are
+  // copied after the in-edges went, as a self-loop is in both lists.
   const std::vector<const Edge*> in = node->in_edges_;
-  const std::vector<const Edge*> out = node->out_edges_;
   for (const Edge* e : in) RemoveEdge(e);
-  for (const Edge* e : out) {
-    if (e->dst != node) RemoveEdge(e);  // a self-loop went with `in`
-  }
+  const std::vector<const Edge*> out = node->out_edges_;
+  for (const Edge* e : out) RemoveEdge(e);
   name_index_.erase(node->name());
   nodes_[node->id()] = nullptr;
   // The node's memory stays in its block; drop what it holds (a Const's

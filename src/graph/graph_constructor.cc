@@ -109,6 +109,13 @@ Status AddNodeFromDef(const GraphConstructorOptions& options,
         "Node name '", original.name(), "' (op ", original.op(),
         ") is not valid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
   }
+  if (!options.prefix.empty() &&
+      !IsValidNodeName(options.prefix + original.name())) {
+    return errors::InvalidArgument(
+        "The import prefix '", options.prefix, "' makes node name '",
+        options.prefix, original.name(),
+        "' invalid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
+  }
   const OpDef* op_def = nullptr;
   Status lookup = ops.LookUpOpDef(original.op(), &op_def);
   if (!lookup.ok()) return NodeError(lookup, original);
@@ -310,15 +317,14 @@ void ReportAndRemoveCycles(Graph* graph, std::vector<Status>* errors) {
 // each error printed is one the user must fix.
 namespace {
 
-// `movable`, when not null, is `graph_def` itself; its nodes may be moved
-// from (fail-fast mode only: collecting mode needs them intact).
-Status ConvertGraphDefToGraphImpl(const GraphConstructorOptions& options,
-                                  const GraphDef& graph_def, GraphDef* movable,
-                                  Graph* graph) {
-  if (graph->num_nodes() != 0) {
-    return errors::FailedPrecondition(
-        "ConvertGraphDefToGraph needs an empty Graph");
-  }
+// The body of ImportGraphDef. `movable`, when not null, is `graph_def`
+// itself; its nodes may be moved from (fail-fast mode only: collecting mode
+// needs them intact). Fail-fast, it leaves the nodes it added in `*added`
+// even when it fails, for the caller to remove.
+Status AddGraphDefNodes(const GraphConstructorOptions& options,
+                        const GraphDef& graph_def, GraphDef* movable,
+                        Graph* graph, std::vector<Node*>* added) {
+  const bool was_empty = graph->num_nodes() == 0;
   std::vector<Status>* const collected = options.errors;
   const size_t first_error = collected ? collected->size() : 0;
   // Fail-fast: returns `s`. Collecting: keeps `s` and returns OK.
@@ -329,7 +335,7 @@ Status ConvertGraphDefToGraphImpl(const GraphConstructorOptions& options,
   };
   Status versions = CheckVersions(graph_def.versions());
   if (!versions.ok()) MF_RETURN_IF_ERROR(report(std::move(versions)));
-  graph->set_versions(graph_def.versions());
+  if (was_empty) graph->set_versions(graph_def.versions());
   const OpRegistryInterface* ops = graph->op_registry();
 
   // Pass 1: nodes.
@@ -338,7 +344,7 @@ Status ConvertGraphDefToGraphImpl(const GraphConstructorOptions& options,
   graph->Reserve(graph_def.node_size(),
                  static_cast<int>(std::min<int64_t>(num_inputs, INT32_MAX)));
   if (collected != nullptr) movable = nullptr;
-  std::vector<Node*> nodes;
+  std::vector<Node*>& nodes = *added;
   nodes.reserve(graph_def.node_size());
   absl::flat_hash_set<std::string> left_out;  // stays empty when fail-fast
   for (int i = 0; i < graph_def.node_size(); ++i) {
@@ -370,6 +376,8 @@ Status ConvertGraphDefToGraphImpl(const GraphConstructorOptions& options,
   }
 
   if (collected == nullptr) {
+    // Nodes already in the graph cannot name the new ones, so a cycle runs
+    // through new nodes only; the whole graph is ordered for simplicity.
     std::vector<Node*> order;
     return TopologicalOrder(*graph, &order);
   }
@@ -379,16 +387,52 @@ Status ConvertGraphDefToGraphImpl(const GraphConstructorOptions& options,
                                          : OkStatus();
 }
 
+// Fail-fast, an error removes what was added, leaving `*graph` as it was.
+Status ImportGraphDefImpl(const GraphConstructorOptions& options,
+                          const GraphDef& graph_def, GraphDef* movable,
+                          Graph* graph, std::vector<Node*>* added) {
+  const bool was_empty = graph->num_nodes() == 0;
+  const VersionDef versions = graph->versions();
+  std::vector<Node*> nodes;
+  Status s = AddGraphDefNodes(options, graph_def, movable, graph, &nodes);
+  if (!s.ok()) {
+    if (options.errors == nullptr) {
+      for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+        graph->RemoveNode(*it);
+      }
+      if (was_empty) graph->set_versions(versions);
+    }
+    return s;
+  }
+  if (added != nullptr) *added = std::move(nodes);
+  return OkStatus();
+}
+
+Status CheckEmpty(const Graph& graph) {
+  if (graph.num_nodes() == 0) return OkStatus();
+  return errors::FailedPrecondition(
+      "ConvertGraphDefToGraph needs an empty Graph (ImportGraphDef adds to "
+      "one that is not)");
+}
+
 }  // namespace
 
 Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
                               const GraphDef& graph_def, Graph* graph) {
-  return ConvertGraphDefToGraphImpl(options, graph_def, nullptr, graph);
+  MF_RETURN_IF_ERROR(CheckEmpty(*graph));
+  return ImportGraphDefImpl(options, graph_def, nullptr, graph, nullptr);
 }
 
 Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
                               GraphDef&& graph_def, Graph* graph) {
-  return ConvertGraphDefToGraphImpl(options, graph_def, &graph_def, graph);
+  MF_RETURN_IF_ERROR(CheckEmpty(*graph));
+  return ImportGraphDefImpl(options, graph_def, &graph_def, graph, nullptr);
+}
+
+Status ImportGraphDef(const GraphConstructorOptions& options,
+                      const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* added) {
+  return ImportGraphDefImpl(options, graph_def, nullptr, graph, added);
 }
 
 Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {

@@ -550,6 +550,73 @@ TEST(GraphConstructorTest, MovingImportMatchesCopyingImport) {
   }
 }
 
+TEST(GraphConstructorTest, RejectsAPrefixThatMakesInvalidNames) {
+  GraphConstructorOptions options;
+  options.prefix = "bad prefix/";
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(
+      ConvertGraphDefToGraph(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "a" op: "GraphTestSource" }
+                             )pb"),
+                             &g),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("import prefix 'bad prefix/' makes node name "
+                         "'bad prefix/a' invalid")));
+}
+
+TEST(GraphConstructorTest, ImportGraphDefAddsToANonEmptyGraph) {
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(Import(R"pb(
+                        node { name: "a" op: "GraphTestSource" }
+                        versions { producer: 7 }
+                      )pb",
+                      &g));
+  std::vector<Node*> added;
+  MF_ASSERT_OK(ImportGraphDef(
+      GraphConstructorOptions(), ParseTextProtoOrDie<GraphDef>(R"pb(
+        node { name: "s" op: "GraphTestSink" input: "a" input: "^a" }
+        versions { producer: 9 }
+      )pb"),
+      &g, &added));
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0]->name(), "s");
+  EXPECT_EQ(added[0]->in_edges().size(), 2u);
+  EXPECT_EQ(g.num_nodes(), 2);
+  EXPECT_EQ(g.versions().producer(), 7);  // a non-empty graph keeps its own
+}
+
+TEST(GraphConstructorTest, FailedImportGraphDefLeavesTheGraphUnchanged) {
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(Import(R"pb(node { name: "a" op: "GraphTestSource" })pb", &g));
+  const GraphConstructorOptions options;
+  // The second node fails after the first was added: both are removed.
+  EXPECT_THAT(ImportGraphDef(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "b" op: "GraphTestSource" }
+                               node { name: "c" op: "GraphTestSink" input: "x" }
+                             )pb"),
+                             &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Unknown input node 'x'")));
+  EXPECT_THAT(ImportGraphDef(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "a" op: "GraphTestSource" }
+                             )pb"),
+                             &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("used by more than one node")));
+  EXPECT_EQ(g.num_nodes(), 1);
+  EXPECT_EQ(g.FindNodeByName("b"), nullptr);
+  EXPECT_TRUE(g.FindNodeByName("a")->out_edges().empty());
+  // A prefixed import names only its own nodes.
+  GraphConstructorOptions prefixed;
+  prefixed.prefix = "p/";
+  EXPECT_THAT(ImportGraphDef(prefixed, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "s" op: "GraphTestSink" input: "a" }
+                             )pb"),
+                             &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Unknown input node 'p/a'")));
+}
+
 TEST(GraphConstructorTest, ParsesTextAndBinaryByContent) {
   GraphDef def = ParseTextProtoOrDie<GraphDef>(
       "node { name: 'a' op: 'GraphTestSource' } versions { producer: 3 }");

@@ -12,6 +12,7 @@ namespace minflow {
 
 class Graph;
 class GraphDef;
+class Node;
 
 // The GraphDef versions minflow reads: graphs whose min_consumer is at most
 // kGraphDefVersion and whose producer is at least kGraphDefVersionMinProducer.
@@ -49,6 +50,19 @@ Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
 // (it is left in a valid but unspecified state). Collecting mode copies.
 Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
                               GraphDef&& graph_def, Graph* graph);
+
+// Adds the nodes of `graph_def` to `*graph`, which may already hold nodes
+// (TensorFlow's ImportGraphDef; the C API builds a graph this way, one node
+// at a time). With no prefix, inputs may name nodes already in `graph`;
+// with one, inputs are prefixed too and so name imported nodes. The checks
+// are ConvertGraphDefToGraph's, and a name already in `graph` is a
+// duplicate. On error `*graph` is left as it was (the added nodes are
+// removed; ids are not reused). An empty graph takes `graph_def`'s versions,
+// a non-empty one keeps its own (`graph_def`'s are still checked).
+// `*added`, when not null, receives the new nodes in GraphDef order.
+Status ImportGraphDef(const GraphConstructorOptions& options,
+                      const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* added = nullptr);
 
 // Parses a GraphDef from bytes in binary or text format, telling them apart
 // by content rather than by file name. InvalidArgument when neither parses.
