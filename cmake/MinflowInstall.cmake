@@ -12,7 +12,7 @@ set(MINFLOW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/minflow)
 # requirements. The CUDA layer's libraries stay out: no public header
 # includes a CUDA header, and libminflow carries its own link to them.
 set(minflow_public_deps)
-foreach(layer IN ITEMS proto ${MINFLOW_LAYERS})
+foreach(layer IN ITEMS proto ${MINFLOW_LAYERS} c_api)
   if(layer STREQUAL "cuda")
     continue()
   endif()
@@ -45,7 +45,7 @@ set_target_properties(minflow_cli PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
 set(minflow_layer_targets)
-foreach(layer IN ITEMS proto ${MINFLOW_LAYERS})
+foreach(layer IN ITEMS proto ${MINFLOW_LAYERS} c_api)
   list(APPEND minflow_layer_targets minflow_${layer}_layer)
 endforeach()
 install(TARGETS minflow minflow_cli ${minflow_layer_targets}

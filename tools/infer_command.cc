@@ -13,6 +13,7 @@
 #include "minflow/graph/shape_refiner.h"
 #include "minflow/node_def.pb.h"
 #include "tools/command.h"
+#include "tools/graph_run_flags.h"
 
 namespace minflow {
 namespace tools {
@@ -39,9 +40,9 @@ void InferHelp(std::ostream& os) {
         "  minflow infer graph.pbtxt | grep MatMul\n"
         "\n"
         "Exit codes: "
-     << kExitOk << " success, " << kExitFailure
-     << " unreadable graph or inference error, " << kExitUsage
-     << " usage error.\n";
+     << kExitOk << " success, " << kExitFailure << " unreadable file, "
+     << kExitUsage << " usage error, " << kExitInvalidGraph
+     << " the graph does not parse or has an inference error.\n";
 }
 
 int InferMain(const CommandContext& ctx) {
@@ -56,7 +57,7 @@ int InferMain(const CommandContext& ctx) {
   Status s = ReadGraphDefFile(ctx.args[0], &graph);
   if (!s.ok()) {
     *ctx.err << "minflow infer: " << s.message() << "\n";
-    return kExitFailure;
+    return ExitCodeForLoadError(s);
   }
   const int version = graph.versions().producer() > 0
                           ? graph.versions().producer()
@@ -65,7 +66,7 @@ int InferMain(const CommandContext& ctx) {
   s = refiner.RefineGraphDef(graph);
   if (!s.ok()) {
     *ctx.err << "minflow infer: " << s.message() << "\n";
-    return kExitFailure;
+    return kExitInvalidGraph;
   }
   for (int i = 0; i < graph.node_size(); ++i) {
     std::vector<std::string> outputs;

@@ -22,6 +22,12 @@ int InferMain(const CommandContext& ctx);
 void InferHelp(std::ostream& os);
 int RunMain(const CommandContext& ctx);
 void RunHelp(std::ostream& os);
+int BenchMain(const CommandContext& ctx);
+void BenchHelp(std::ostream& os);
+int ValidateMain(const CommandContext& ctx);
+void ValidateHelp(std::ostream& os);
+int DotMain(const CommandContext& ctx);
+void DotHelp(std::ostream& os);
 
 namespace {
 
@@ -34,6 +40,12 @@ constexpr Command kCommands[] = {
      InferHelp},
     {"run", "run a graph: feed tensors, print or save the fetched ones",
      RunMain, RunHelp},
+    {"bench", "measure a graph: init, latency percentiles, memory, op profile",
+     BenchMain, BenchHelp},
+    {"validate", "check a graph without running it; report every error",
+     ValidateMain, ValidateHelp},
+    {"dot", "draw a graph: Graphviz DOT with shapes and devices", DotMain,
+     DotHelp},
 };
 
 void PrintUsage(std::ostream& os) {

@@ -624,7 +624,69 @@ void AddDefaultsToNodeDef(const OpDef& op_def, NodeDef* node_def) {
   }
 }
 
+namespace {
+
+// True when ValidateNodeDefInDetail would find nothing wrong. Checks the
+// same things without its allocations (a map of the op's attrs, sorted
+// names): importing a graph validates every node, and nearly all are fine.
+// Anything doubtful answers false, and the detailed pass decides and words
+// the error.
+bool NodeDefIsPlainlyValid(const NodeDef& node_def, const OpDef& op_def) {
+  if (node_def.op() != op_def.name()) return false;
+  bool seen_control = false;
+  int64_t num_inputs = 0;
+  for (const std::string& input : node_def.input()) {
+    if (!input.empty() && input[0] == '^') {
+      if (input.find(':') != std::string::npos) return false;
+      seen_control = true;
+    } else if (seen_control) {
+      return false;
+    } else {
+      ++num_inputs;
+    }
+  }
+  int matched = 0;
+  for (const auto& [name, value] : node_def.attr()) {
+    if (!name.empty() && name[0] == '_') continue;
+    const OpDef::AttrDef* attr_def = nullptr;
+    for (const OpDef::AttrDef& candidate : op_def.attr()) {
+      if (candidate.name() == name) {
+        if (attr_def != nullptr) return false;  // duplicate in the OpDef
+        attr_def = &candidate;
+      }
+    }
+    if (attr_def == nullptr) return false;
+    if (value.placeholder().empty() &&
+        !ValidateAttrValue(value, *attr_def).ok()) {
+      return false;
+    }
+    ++matched;
+  }
+  if (matched != op_def.attr_size()) return false;  // missing attrs
+  const AttrSlice attrs(node_def);
+  int64_t expected_inputs = 0;
+  int64_t expected_outputs = 0;
+  if (!CountArgs(attrs, op_def.input_arg(), &expected_inputs).ok() ||
+      !CountArgs(attrs, op_def.output_arg(), &expected_outputs).ok()) {
+    return false;
+  }
+  if (num_inputs != expected_inputs) return false;
+  DataTypeVector inputs, outputs;
+  return InOutTypesForNode(node_def, op_def, &inputs, &outputs).ok();
+}
+
+Status ValidateNodeDefInDetail(const NodeDef& node_def, const OpDef& op_def);
+
+}  // namespace
+
 Status ValidateNodeDef(const NodeDef& node_def, const OpDef& op_def) {
+  if (NodeDefIsPlainlyValid(node_def, op_def)) return OkStatus();
+  return ValidateNodeDefInDetail(node_def, op_def);
+}
+
+namespace {
+
+Status ValidateNodeDefInDetail(const NodeDef& node_def, const OpDef& op_def) {
   if (node_def.op() != op_def.name()) {
     return errors::InvalidArgument(
         "NodeDef op '", node_def.op(), "' does not match ",
@@ -733,6 +795,8 @@ Status ValidateNodeDef(const NodeDef& node_def, const OpDef& op_def) {
   DataTypeVector inputs, outputs;
   return InOutTypesForNode(node_def, op_def, &inputs, &outputs);
 }
+
+}  // namespace
 
 Status InOutTypesForNode(const NodeDef& node_def, const OpDef& op_def,
                          DataTypeVector* inputs, DataTypeVector* outputs) {

@@ -27,35 +27,72 @@ Graph::Graph(const OpRegistryInterface* ops) : ops_(ops) {}
 
 Graph::~Graph() = default;
 
+Node* Graph::NewNode() {
+  if (used_in_last_block_ == last_block_size_) {
+    // Blocks grow with the graph, so small graphs stay small.
+    last_block_size_ = std::min(4096, std::max(16, num_node_ids()));
+    node_blocks_.push_back(std::unique_ptr<Node[]>(new Node[last_block_size_]));
+    used_in_last_block_ = 0;
+  }
+  return &node_blocks_.back()[used_in_last_block_++];
+}
+
+void Graph::Reserve(int num_nodes, int num_edges) {
+  nodes_.reserve(nodes_.size() + std::max(0, num_nodes));
+  edges_.reserve(edges_.size() + std::max(0, num_edges));
+  name_index_.reserve(name_index_.size() + std::max(0, num_nodes));
+}
+
 StatusOr<Node*> Graph::AddNode(NodeDef node_def) {
   const OpDef* op_def = nullptr;
   MF_RETURN_IF_ERROR(ops_->LookUpOpDef(node_def.op(), &op_def));
-  auto node = std::unique_ptr<Node>(new Node());
-  MF_RETURN_IF_ERROR(InOutTypesForNode(node_def, *op_def, &node->input_types_,
-                                       &node->output_types_));
-  if (name_index_.contains(node_def.name())) {
-    return errors::InvalidArgument("Node name '", node_def.name(),
-                                   "' is used by more than one node");
+  DataTypeVector inputs, outputs;
+  MF_RETURN_IF_ERROR(InOutTypesForNode(node_def, *op_def, &inputs, &outputs));
+  return AddNode(std::move(node_def), op_def, std::move(inputs),
+                 std::move(outputs));
+}
+
+StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
+                               DataTypeVector input_types,
+                               DataTypeVector output_types) {
+  MF_CHECK(op_def != nullptr);
+  Node* node = NewNode();
+  node->def_ = std::move(node_def);
+  // One lookup: the key views the name where the node now keeps it.
+  if (!name_index_.try_emplace(node->name(), node).second) {
+    Status taken = errors::InvalidArgument("Node name '", node->name(),
+                                           "' is used by more than one node");
+    node_def = std::move(node->def_);
+    node->def_ = NodeDef();
+    --used_in_last_block_;  // hand the unused slot back
+    return taken;
   }
   node->id_ = static_cast<int>(nodes_.size());
-  node->def_ = std::move(node_def);
   node->op_def_ = op_def;
-  Node* raw = node.get();
-  name_index_[raw->name()] = raw;
-  nodes_.push_back(std::move(node));
+  node->input_types_ = std::move(input_types);
+  node->output_types_ = std::move(output_types);
+  nodes_.push_back(node);
   ++num_nodes_;
-  return raw;
+  return node;
 }
 
 void Graph::RemoveNode(Node* node) {
   MF_CHECK(node != nullptr && FindNodeId(node->id()) == node);
-  // Copies: RemoveEdge edits the vectors being walked.
+  // Copies: RemoveEdge edits the vectors being walked. The out-edges are
+  // copied after the in-edges went, as a self-loop is in both lists.
   const std::vector<const Edge*> in = node->in_edges_;
-  const std::vector<const Edge*> out = node->out_edges_;
   for (const Edge* e : in) RemoveEdge(e);
+  const std::vector<const Edge*> out = node->out_edges_;
   for (const Edge* e : out) RemoveEdge(e);
   name_index_.erase(node->name());
-  nodes_[node->id()].reset();
+  nodes_[node->id()] = nullptr;
+  // The node's memory stays in its block; drop what it holds (a Const's
+  // NodeDef may carry a large tensor).
+  node->def_ = NodeDef();
+  node->input_types_.clear();
+  node->output_types_.clear();
+  node->in_edges_ = {};
+  node->out_edges_ = {};
   --num_nodes_;
 }
 
@@ -67,18 +104,17 @@ const Edge* Graph::AddEdge(Node* src, int src_output, Node* dst,
     MF_CHECK(src_output >= 0 && src_output < src->num_outputs());
     MF_CHECK(dst_input >= 0 && dst_input < dst->num_inputs());
   }
-  auto edge = std::make_unique<Edge>();
+  Edge* edge = &edge_pool_.emplace_back();
   edge->src = src;
   edge->src_output = src_output;
   edge->dst = dst;
   edge->dst_input = dst_input;
   edge->id = static_cast<int>(edges_.size());
-  const Edge* raw = edge.get();
-  src->out_edges_.push_back(raw);
-  dst->in_edges_.push_back(raw);
-  edges_.push_back(std::move(edge));
+  src->out_edges_.push_back(edge);
+  dst->in_edges_.push_back(edge);
+  edges_.push_back(edge);
   ++num_edges_;
-  return raw;
+  return edge;
 }
 
 const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
@@ -94,7 +130,7 @@ void Graph::RemoveEdge(const Edge* edge) {
   };
   erase(&edge->src->out_edges_);
   erase(&edge->dst->in_edges_);
-  edges_[edge->id].reset();
+  edges_[edge->id] = nullptr;
   --num_edges_;
 }
 
@@ -106,21 +142,21 @@ Node* Graph::FindNodeByName(absl::string_view name) const {
 std::vector<Node*> Graph::nodes() const {
   std::vector<Node*> result;
   result.reserve(num_nodes_);
-  for (const auto& n : nodes_) {
-    if (n != nullptr) result.push_back(n.get());
+  for (Node* n : nodes_) {
+    if (n != nullptr) result.push_back(n);
   }
   return result;
 }
 
 Node* Graph::FindNodeId(int id) const {
   if (id < 0 || id >= num_node_ids()) return nullptr;
-  return nodes_[id].get();
+  return nodes_[id];
 }
 
 void Graph::ToGraphDef(GraphDef* graph_def) const {
   graph_def->Clear();
   *graph_def->mutable_versions() = versions_;
-  for (const auto& n : nodes_) {
+  for (const Node* n : nodes_) {
     if (n == nullptr) continue;
     NodeDef* def = graph_def->add_node();
     *def = n->def_;

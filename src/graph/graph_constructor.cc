@@ -1,8 +1,10 @@
 #include "minflow/graph/graph_constructor.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -97,98 +99,340 @@ Status CheckVersions(const VersionDef& versions) {
   return OkStatus();
 }
 
+// Pass 1 for one NodeDef: name, op, attrs; adds the node without edges.
+// `movable`, when not null, is `original` itself and may be moved from.
+Status AddNodeFromDef(const GraphConstructorOptions& options,
+                      const OpRegistryInterface& ops, const NodeDef& original,
+                      NodeDef* movable, Graph* graph, Node** node) {
+  if (!IsValidNodeName(original.name())) {
+    return errors::InvalidArgument(
+        "Node name '", original.name(), "' (op ", original.op(),
+        ") is not valid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
+  }
+  if (!options.prefix.empty() &&
+      !IsValidNodeName(options.prefix + original.name())) {
+    return errors::InvalidArgument(
+        "The import prefix '", options.prefix, "' makes node name '",
+        options.prefix, original.name(),
+        "' invalid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
+  }
+  const OpDef* op_def = nullptr;
+  Status lookup = ops.LookUpOpDef(original.op(), &op_def);
+  if (!lookup.ok()) return NodeError(lookup, original);
+  NodeDef def = movable != nullptr ? std::move(*movable) : original;
+  // From here on `original` may be empty: errors name the node from `def`,
+  // without the prefix, as the user wrote it.
+  auto error = [&](const Status& s) {
+    absl::string_view name = def.name();
+    absl::ConsumePrefix(&name, options.prefix);
+    return errors::AttachNodeContext(s, name, def.op());
+  };
+  if (!options.prefix.empty()) {
+    def.set_name(options.prefix + def.name());
+    for (std::string& in : *def.mutable_input()) {
+      const bool control = absl::StartsWith(in, "^");
+      in = control ? absl::StrCat("^", options.prefix, in.substr(1))
+                   : options.prefix + in;
+    }
+  }
+  if (options.add_default_attributes) AddDefaultsToNodeDef(*op_def, &def);
+  Status valid = ValidateNodeDef(def, *op_def);
+  if (!valid.ok()) return error(valid);
+  DataTypeVector inputs, outputs;
+  Status typed = InOutTypesForNode(def, *op_def, &inputs, &outputs);
+  if (!typed.ok()) return error(typed);
+  StatusOr<Node*> added = graph->AddNode(std::move(def), op_def,
+                                         std::move(inputs), std::move(outputs));
+  if (!added.ok()) {
+    absl::string_view name = def.name();
+    absl::ConsumePrefix(&name, options.prefix);
+    return error(errors::InvalidArgument("Node name '", name,
+                                         "' is used by more than one node"));
+  }
+  *node = *added;
+  return OkStatus();
+}
+
+// Pass 2 for one node: its edges. ValidateNodeDef has checked input counts
+// and that data inputs come before control inputs. An input naming a node
+// in `left_out` (nodes pass 1 rejected, collecting mode only) stops the
+// node without an error and sets `*depends_on_left_out`.
+Status ConnectInputs(const absl::flat_hash_set<std::string>& left_out,
+                     Node* node, Graph* graph, bool* depends_on_left_out) {
+  const NodeDef& def = node->def();
+  int data_index = 0;
+  for (const std::string& input : def.input()) {
+    InputRef ref;
+    Status parsed = ParseInput(input, &ref);
+    if (!parsed.ok()) return NodeError(parsed, def);
+    Node* src = graph->FindNodeByName(ref.node);
+    if (src == nullptr) {
+      if (!left_out.empty() && left_out.contains(ref.node)) {
+        *depends_on_left_out = true;
+        return OkStatus();
+      }
+      return NodeError(
+          errors::InvalidArgument("Node '", def.name(),
+                                  "': Unknown input node '", input, "'"),
+          def);
+    }
+    if (ref.port == kControlSlot) {
+      graph->AddControlEdge(src, node);
+      continue;
+    }
+    if (ref.port >= src->num_outputs()) {
+      return NodeError(
+          errors::InvalidArgument(
+              "Node '", def.name(), "': Connecting to invalid output ",
+              ref.port, " of source node ", src->name(), " which has ",
+              src->num_outputs(), " outputs."),
+          def);
+    }
+    const DataType expected = node->input_type(data_index);
+    const DataType actual = src->output_type(ref.port);
+    if (!TypesCompatible(expected, actual)) {
+      return NodeError(
+          errors::InvalidArgument(
+              "Input ", data_index, " of node ", def.name(), " was passed ",
+              DataTypeString(actual), " from ", src->name(), ":", ref.port,
+              " incompatible with expected ", DataTypeString(expected), "."),
+          def);
+    }
+    graph->AddEdge(src, ref.port, node, data_index);
+    ++data_index;
+  }
+  return OkStatus();
+}
+
+// Removes `roots` and every node downstream of them.
+void RemoveWithDescendants(std::vector<Node*> roots, Graph* graph) {
+  std::vector<bool> doomed(graph->num_node_ids(), false);
+  for (Node* n : roots) doomed[n->id()] = true;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    for (const Edge* e : roots[i]->out_edges()) {
+      if (!doomed[e->dst->id()]) {
+        doomed[e->dst->id()] = true;
+        roots.push_back(e->dst);
+      }
+    }
+  }
+  for (Node* n : roots) graph->RemoveNode(n);
+}
+
+// The strongly connected components among the nodes marked in `member`
+// (following in-edges) that are cycles: more than one node, or one node
+// with an edge to itself. Tarjan's algorithm with an explicit stack.
+std::vector<std::vector<Node*>> Cycles(const Graph& graph,
+                                       const std::vector<bool>& member) {
+  const int n = graph.num_node_ids();
+  std::vector<int> index(n, -1);
+  std::vector<int> low(n, 0);
+  std::vector<bool> on_stack(n, false);
+  std::vector<Node*> stack;
+  std::vector<std::pair<Node*, size_t>> calls;  // node, next in-edge
+  std::vector<std::vector<Node*>> cycles;
+  int counter = 0;
+  auto visit = [&](Node* v) {
+    index[v->id()] = low[v->id()] = counter++;
+    stack.push_back(v);
+    on_stack[v->id()] = true;
+    calls.emplace_back(v, 0);
+  };
+  for (Node* root : graph.nodes()) {
+    if (!member[root->id()] || index[root->id()] >= 0) continue;
+    visit(root);
+    while (!calls.empty()) {
+      Node* v = calls.back().first;
+      const size_t next = calls.back().second++;
+      if (next < v->in_edges().size()) {
+        Node* w = v->in_edges()[next]->src;
+        if (!member[w->id()]) continue;
+        if (index[w->id()] < 0) {
+          visit(w);
+        } else if (on_stack[w->id()]) {
+          low[v->id()] = std::min(low[v->id()], index[w->id()]);
+        }
+        continue;
+      }
+      calls.pop_back();
+      if (!calls.empty()) {
+        Node* parent = calls.back().first;
+        low[parent->id()] = std::min(low[parent->id()], low[v->id()]);
+      }
+      if (low[v->id()] != index[v->id()]) continue;
+      std::vector<Node*> component;
+      Node* w = nullptr;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on_stack[w->id()] = false;
+        component.push_back(w);
+      } while (w != v);
+      bool self_loop = false;
+      for (const Edge* e : v->in_edges()) self_loop |= e->src == v;
+      if (component.size() > 1 || self_loop) {
+        cycles.push_back(std::move(component));
+      }
+    }
+  }
+  return cycles;
+}
+
+bool ById(const Node* a, const Node* b) { return a->id() < b->id(); }
+
+Status CycleError(const Node& n) {
+  return errors::InvalidArgument("Graph has a cycle: node '", n.name(), "' (",
+                                 n.type_string(), ") is its own ancestor");
+}
+
+// Collecting mode's last step: one error per cycle, naming its first node
+// in id order (errors in that order too); nodes on or downstream of a cycle are
+// removed.
+void ReportAndRemoveCycles(Graph* graph, std::vector<Status>* errors) {
+  std::vector<Node*> order;
+  if (TopologicalOrder(*graph, &order).ok()) return;
+  std::vector<bool> unordered(graph->num_node_ids(), true);
+  for (Node* n : order) unordered[n->id()] = false;
+  std::vector<const Node*> firsts;
+  for (const std::vector<Node*>& cycle : Cycles(*graph, unordered)) {
+    firsts.push_back(*std::min_element(cycle.begin(), cycle.end(), ById));
+  }
+  std::sort(firsts.begin(), firsts.end(), ById);
+  for (const Node* first : firsts) errors->push_back(CycleError(*first));
+  std::vector<Node*> doomed;
+  for (Node* n : graph->nodes()) {
+    if (unordered[n->id()]) doomed.push_back(n);
+  }
+  for (Node* n : doomed) graph->RemoveNode(n);
+}
+
+}  // namespace
+
+// Note [Collecting import errors]
+// The fail-fast import (options.errors == null) is the hot path (a session
+// imports every graph once, 100k-node graphs included): it pays nothing for
+// the collecting mode beyond a branch at each error. In collecting mode a
+// node with an error is left out of the graph in pass 1, or removed with
+// everything downstream after pass 2; its consumers are then silent, so
+// each error printed is one the user must fix.
+namespace {
+
+// The body of ImportGraphDef. `movable`, when not null, is `graph_def`
+// itself; its nodes may be moved from (fail-fast mode only: collecting mode
+// needs them intact). Fail-fast, it leaves the nodes it added in `*added`
+// even when it fails, for the caller to remove.
+Status AddGraphDefNodes(const GraphConstructorOptions& options,
+                        const GraphDef& graph_def, GraphDef* movable,
+                        Graph* graph, std::vector<Node*>* added) {
+  const bool was_empty = graph->num_nodes() == 0;
+  std::vector<Status>* const collected = options.errors;
+  const size_t first_error = collected ? collected->size() : 0;
+  // Fail-fast: returns `s`. Collecting: keeps `s` and returns OK.
+  auto report = [collected](Status s) {
+    if (collected == nullptr) return s;
+    collected->push_back(std::move(s));
+    return OkStatus();
+  };
+  Status versions = CheckVersions(graph_def.versions());
+  if (!versions.ok()) MF_RETURN_IF_ERROR(report(std::move(versions)));
+  if (was_empty) graph->set_versions(graph_def.versions());
+  const OpRegistryInterface* ops = graph->op_registry();
+
+  // Pass 1: nodes.
+  int64_t num_inputs = 0;
+  for (const NodeDef& n : graph_def.node()) num_inputs += n.input_size();
+  graph->Reserve(graph_def.node_size(),
+                 static_cast<int>(std::min<int64_t>(num_inputs, INT32_MAX)));
+  if (collected != nullptr) movable = nullptr;
+  std::vector<Node*>& nodes = *added;
+  nodes.reserve(graph_def.node_size());
+  absl::flat_hash_set<std::string> left_out;  // stays empty when fail-fast
+  for (int i = 0; i < graph_def.node_size(); ++i) {
+    const NodeDef& original = graph_def.node(i);
+    Node* node = nullptr;
+    Status added = AddNodeFromDef(
+        options, *ops, original,
+        movable != nullptr ? movable->mutable_node(i) : nullptr, graph, &node);
+    if (!added.ok()) {
+      MF_RETURN_IF_ERROR(report(std::move(added)));
+      left_out.insert(options.prefix + original.name());
+      continue;
+    }
+    nodes.push_back(node);
+  }
+
+  // Pass 2: edges.
+  std::vector<Node*> broken;
+  for (Node* node : nodes) {
+    bool depends_on_left_out = false;
+    Status connected =
+        ConnectInputs(left_out, node, graph, &depends_on_left_out);
+    if (!connected.ok()) {
+      MF_RETURN_IF_ERROR(report(std::move(connected)));
+      broken.push_back(node);
+    } else if (depends_on_left_out) {
+      broken.push_back(node);
+    }
+  }
+
+  if (collected == nullptr) {
+    // Nodes already in the graph cannot name the new ones, so a cycle runs
+    // through new nodes only; the whole graph is ordered for simplicity.
+    std::vector<Node*> order;
+    return TopologicalOrder(*graph, &order);
+  }
+  RemoveWithDescendants(std::move(broken), graph);
+  ReportAndRemoveCycles(graph, collected);
+  return collected->size() > first_error ? (*collected)[first_error]
+                                         : OkStatus();
+}
+
+// Fail-fast, an error removes what was added, leaving `*graph` as it was.
+Status ImportGraphDefImpl(const GraphConstructorOptions& options,
+                          const GraphDef& graph_def, GraphDef* movable,
+                          Graph* graph, std::vector<Node*>* added) {
+  const bool was_empty = graph->num_nodes() == 0;
+  const VersionDef versions = graph->versions();
+  std::vector<Node*> nodes;
+  Status s = AddGraphDefNodes(options, graph_def, movable, graph, &nodes);
+  if (!s.ok()) {
+    if (options.errors == nullptr) {
+      for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+        graph->RemoveNode(*it);
+      }
+      if (was_empty) graph->set_versions(versions);
+    }
+    return s;
+  }
+  if (added != nullptr) *added = std::move(nodes);
+  return OkStatus();
+}
+
+Status CheckEmpty(const Graph& graph) {
+  if (graph.num_nodes() == 0) return OkStatus();
+  return errors::FailedPrecondition(
+      "ConvertGraphDefToGraph needs an empty Graph (ImportGraphDef adds to "
+      "one that is not)");
+}
+
 }  // namespace
 
 Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
                               const GraphDef& graph_def, Graph* graph) {
-  if (graph->num_nodes() != 0) {
-    return errors::FailedPrecondition(
-        "ConvertGraphDefToGraph needs an empty Graph");
-  }
-  MF_RETURN_IF_ERROR(CheckVersions(graph_def.versions()));
-  graph->set_versions(graph_def.versions());
-  const OpRegistryInterface* ops = graph->op_registry();
+  MF_RETURN_IF_ERROR(CheckEmpty(*graph));
+  return ImportGraphDefImpl(options, graph_def, nullptr, graph, nullptr);
+}
 
-  // Pass 1: nodes.
-  std::vector<Node*> nodes;
-  nodes.reserve(graph_def.node_size());
-  for (const NodeDef& original : graph_def.node()) {
-    if (!IsValidNodeName(original.name())) {
-      return errors::InvalidArgument(
-          "Node name '", original.name(), "' (op ", original.op(),
-          ") is not valid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
-    }
-    if (graph->FindNodeByName(options.prefix + original.name()) != nullptr) {
-      return NodeError(errors::InvalidArgument("Node name '", original.name(),
-                                               "' is used by more than one "
-                                               "node"),
-                       original);
-    }
-    const OpDef* op_def = nullptr;
-    Status lookup = ops->LookUpOpDef(original.op(), &op_def);
-    if (!lookup.ok()) return NodeError(lookup, original);
-    NodeDef def = original;
-    if (!options.prefix.empty()) {
-      def.set_name(options.prefix + def.name());
-      for (std::string& in : *def.mutable_input()) {
-        const bool control = absl::StartsWith(in, "^");
-        in = control ? absl::StrCat("^", options.prefix, in.substr(1))
-                     : options.prefix + in;
-      }
-    }
-    if (options.add_default_attributes) AddDefaultsToNodeDef(*op_def, &def);
-    Status valid = ValidateNodeDef(def, *op_def);
-    if (!valid.ok()) return NodeError(valid, original);
-    StatusOr<Node*> node = graph->AddNode(std::move(def));
-    if (!node.ok()) return NodeError(node.status(), original);
-    nodes.push_back(*node);
-  }
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              GraphDef&& graph_def, Graph* graph) {
+  MF_RETURN_IF_ERROR(CheckEmpty(*graph));
+  return ImportGraphDefImpl(options, graph_def, &graph_def, graph, nullptr);
+}
 
-  // Pass 2: edges. ValidateNodeDef has checked input counts and that data
-  // inputs come before control inputs.
-  for (Node* node : nodes) {
-    const NodeDef& def = node->def();
-    int data_index = 0;
-    for (const std::string& input : def.input()) {
-      InputRef ref;
-      Status parsed = ParseInput(input, &ref);
-      if (!parsed.ok()) return NodeError(parsed, def);
-      Node* src = graph->FindNodeByName(ref.node);
-      if (src == nullptr) {
-        return NodeError(
-            errors::InvalidArgument("Node '", def.name(),
-                                    "': Unknown input node '", input, "'"),
-            def);
-      }
-      if (ref.port == kControlSlot) {
-        graph->AddControlEdge(src, node);
-        continue;
-      }
-      if (ref.port >= src->num_outputs()) {
-        return NodeError(
-            errors::InvalidArgument(
-                "Node '", def.name(), "': Connecting to invalid output ",
-                ref.port, " of source node ", src->name(), " which has ",
-                src->num_outputs(), " outputs."),
-            def);
-      }
-      const DataType expected = node->input_type(data_index);
-      const DataType actual = src->output_type(ref.port);
-      if (!TypesCompatible(expected, actual)) {
-        return NodeError(
-            errors::InvalidArgument(
-                "Input ", data_index, " of node ", def.name(), " was passed ",
-                DataTypeString(actual), " from ", src->name(), ":", ref.port,
-                " incompatible with expected ", DataTypeString(expected), "."),
-            def);
-      }
-      graph->AddEdge(src, ref.port, node, data_index);
-      ++data_index;
-    }
-  }
-
-  std::vector<Node*> order;
-  return TopologicalOrder(*graph, &order);
+Status ImportGraphDef(const GraphConstructorOptions& options,
+                      const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* added) {
+  return ImportGraphDefImpl(options, graph_def, nullptr, graph, added);
 }
 
 Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {

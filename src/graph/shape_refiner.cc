@@ -270,17 +270,50 @@ const NodeDef* ShapeRefiner::WithDefaults(const NodeDef& node_def,
 }
 
 Status ShapeRefiner::RefineGraph(const ShapeRefinerGraphView& graph) {
+  return Refine(graph, nullptr);
+}
+
+Status ShapeRefiner::RefineGraphCollectingErrors(
+    const ShapeRefinerGraphView& graph, std::vector<Status>* errors) {
+  const size_t first_error = errors->size();
+  Refine(graph, errors).IgnoreError();
+  return errors->size() > first_error ? (*errors)[first_error] : OkStatus();
+}
+
+// `errors` null: stop at the first error. Otherwise collect; see
+// RefineGraphCollectingErrors.
+Status ShapeRefiner::Refine(const ShapeRefinerGraphView& graph,
+                            std::vector<Status>* errors) {
   const int n = graph.num_nodes();
   first_output_.assign(n, -1);
   num_outputs_.assign(n, 0);
   outputs_.clear();
   std::vector<int> order;
-  MF_RETURN_IF_ERROR(TopologicalOrder(graph, &order));
+  // On a cycle, `order` still holds every node not on or after one.
+  Status ordered = TopologicalOrder(graph, &order);
+  if (!ordered.ok()) {
+    if (errors == nullptr) return ordered;
+    errors->push_back(std::move(ordered));
+  }
   for (int node : order) {
-    MF_RETURN_IF_ERROR(RefineNode(graph, node));
+    if (errors != nullptr && !DataInputsRefined(graph, node)) continue;
+    Status refined = RefineNode(graph, node);
+    if (!refined.ok()) {
+      if (errors == nullptr) return refined;
+      errors->push_back(std::move(refined));
+      continue;
+    }
     ++num_refined_;
   }
   return OkStatus();
+}
+
+bool ShapeRefiner::DataInputsRefined(const ShapeRefinerGraphView& graph,
+                                     int node) const {
+  for (const OutputRef& in : graph.data_inputs(node)) {
+    if (first_output_[in.node] < 0) return false;
+  }
+  return true;
 }
 
 Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph, int node) {

@@ -41,6 +41,13 @@ class DirectSession final : public Session {
              const std::vector<std::string>& output_tensor_names,
              const std::vector<std::string>& target_node_names,
              std::vector<Tensor>* outputs, RunMetadata* run_metadata) override;
+  Status MakeCallable(const CallableOptions& callable_options,
+                      CallableHandle* out_handle) override;
+  Status RunCallable(CallableHandle handle,
+                     const std::vector<Tensor>& feed_tensors,
+                     std::vector<Tensor>* fetch_tensors,
+                     RunMetadata* run_metadata) override;
+  Status ReleaseCallable(CallableHandle handle) override;
   Status ListDevices(std::vector<DeviceInfo>* devices) override;
   Status Close() override;
 
@@ -59,6 +66,19 @@ class DirectSession final : public Session {
                               const CallSignature** signature);
   Status CheckFeed(const std::string& name, const Node* node, int port,
                    const Tensor& value) const;
+  Status CheckRunnable() const;
+  // Checks the feeds and runs the signature's executor: what Run and
+  // RunCallable share.
+  Status RunSignature(const CallSignature& sig, const RunOptions& run_options,
+                      const std::vector<std::string>& feed_names,
+                      const std::vector<Tensor>& feed_tensors,
+                      std::vector<Tensor>* outputs, RunMetadata* run_metadata);
+
+  struct Callable {
+    const CallSignature* signature;
+    std::vector<std::string> feed_names;
+    RunOptions run_options;
+  };
 
   const SessionOptions options_;
   std::vector<std::unique_ptr<Device>> devices_;
@@ -75,6 +95,9 @@ class DirectSession final : public Session {
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<CallSignature>> signatures_
       ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<CallableHandle, std::shared_ptr<const Callable>>
+      callables_ ABSL_GUARDED_BY(mu_);
+  CallableHandle next_callable_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 Status DirectSession::Create(const GraphDef& graph) {
@@ -191,35 +214,55 @@ Status DirectSession::Run(
              outputs, nullptr);
 }
 
+Status DirectSession::CheckRunnable() const {
+  if (closed_.load()) return errors::Cancelled("Session has been closed");
+  if (!created_.load() || graph_ == nullptr) {
+    return errors::FailedPrecondition(
+        "Session::Run called before a successful Session::Create");
+  }
+  return OkStatus();
+}
+
 Status DirectSession::Run(
     const RunOptions& run_options,
     const std::vector<std::pair<std::string, Tensor>>& inputs,
     const std::vector<std::string>& output_tensor_names,
     const std::vector<std::string>& target_node_names,
     std::vector<Tensor>* outputs, RunMetadata* run_metadata) {
-  if (closed_.load()) return errors::Cancelled("Session has been closed");
-  if (!created_.load() || graph_ == nullptr) {
-    return errors::FailedPrecondition(
-        "Session::Run called before a successful Session::Create");
-  }
+  MF_RETURN_IF_ERROR(CheckRunnable());
   if (output_tensor_names.empty() && target_node_names.empty()) {
     return errors::InvalidArgument(
         "Must specify at least one target to fetch or execute.");
   }
-  std::vector<std::string> feeds;
-  feeds.reserve(inputs.size());
-  for (const auto& [name, tensor] : inputs) feeds.push_back(name);
+  std::vector<std::string> feed_names;
+  std::vector<Tensor> feed_tensors;
+  feed_names.reserve(inputs.size());
+  feed_tensors.reserve(inputs.size());
+  for (const auto& [name, tensor] : inputs) {
+    feed_names.push_back(name);
+    feed_tensors.push_back(tensor);
+  }
   const CallSignature* sig = nullptr;
-  MF_RETURN_IF_ERROR(GetOrCreateSignature(feeds, output_tensor_names,
+  MF_RETURN_IF_ERROR(GetOrCreateSignature(feed_names, output_tensor_names,
                                           target_node_names, &sig));
+  return RunSignature(*sig, run_options, feed_names, feed_tensors, outputs,
+                      run_metadata);
+}
+
+Status DirectSession::RunSignature(const CallSignature& sig,
+                                   const RunOptions& run_options,
+                                   const std::vector<std::string>& feed_names,
+                                   const std::vector<Tensor>& feed_tensors,
+                                   std::vector<Tensor>* outputs,
+                                   RunMetadata* run_metadata) {
   CallFrame frame;
-  frame.args.reserve(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i < sig->feed_nodes.size()) {
-      MF_RETURN_IF_ERROR(CheckFeed(inputs[i].first, sig->feed_nodes[i],
-                                   sig->feed_ports[i], inputs[i].second));
+  frame.args.reserve(feed_tensors.size());
+  for (size_t i = 0; i < feed_tensors.size(); ++i) {
+    if (i < sig.feed_nodes.size()) {
+      MF_RETURN_IF_ERROR(CheckFeed(feed_names[i], sig.feed_nodes[i],
+                                   sig.feed_ports[i], feed_tensors[i]));
     }
-    frame.args.push_back(inputs[i].second);
+    frame.args.push_back(feed_tensors[i]);
   }
   Executor::Args args;
   args.step_id = step_id_.fetch_add(1);
@@ -231,9 +274,72 @@ Status DirectSession::Run(
   const bool trace = run_metadata != nullptr &&
                      run_options.trace_level() != RunOptions::NO_TRACE;
   if (trace) args.step_stats = &stats;
-  MF_RETURN_IF_ERROR(sig->executor->Run(args));
+  MF_RETURN_IF_ERROR(sig.executor->Run(args));
   if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
   if (outputs != nullptr) *outputs = std::move(frame.retvals);
+  return OkStatus();
+}
+
+Status DirectSession::MakeCallable(const CallableOptions& callable_options,
+                                   CallableHandle* out_handle) {
+  MF_RETURN_IF_ERROR(CheckRunnable());
+  if (out_handle == nullptr) {
+    return errors::InvalidArgument("MakeCallable: out_handle is null");
+  }
+  if (callable_options.fetch().empty() && callable_options.target().empty()) {
+    return errors::InvalidArgument(
+        "Must specify at least one target to fetch or execute.");
+  }
+  if (callable_options.tensor_connection_size() > 0) {
+    return errors::Unimplemented(
+        "CallableOptions.tensor_connection is not supported");
+  }
+  auto callable = std::make_shared<Callable>();
+  callable->feed_names.assign(callable_options.feed().begin(),
+                              callable_options.feed().end());
+  const std::vector<std::string> fetches(callable_options.fetch().begin(),
+                                         callable_options.fetch().end());
+  const std::vector<std::string> targets(callable_options.target().begin(),
+                                         callable_options.target().end());
+  MF_RETURN_IF_ERROR(GetOrCreateSignature(callable->feed_names, fetches,
+                                          targets, &callable->signature));
+  callable->run_options = callable_options.run_options();
+  absl::MutexLock lock(&mu_);
+  *out_handle = next_callable_++;
+  callables_[*out_handle] = std::move(callable);
+  return OkStatus();
+}
+
+Status DirectSession::RunCallable(CallableHandle handle,
+                                  const std::vector<Tensor>& feed_tensors,
+                                  std::vector<Tensor>* fetch_tensors,
+                                  RunMetadata* run_metadata) {
+  MF_RETURN_IF_ERROR(CheckRunnable());
+  std::shared_ptr<const Callable> callable;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = callables_.find(handle);
+    if (it == callables_.end()) {
+      return errors::InvalidArgument("No such callable handle: ", handle);
+    }
+    callable = it->second;
+  }
+  if (feed_tensors.size() != callable->feed_names.size()) {
+    return errors::InvalidArgument(
+        "Callable expects ", callable->feed_names.size(), " feed tensors (",
+        absl::StrJoin(callable->feed_names, ", "), "), but got ",
+        feed_tensors.size());
+  }
+  return RunSignature(*callable->signature, callable->run_options,
+                      callable->feed_names, feed_tensors, fetch_tensors,
+                      run_metadata);
+}
+
+Status DirectSession::ReleaseCallable(CallableHandle handle) {
+  absl::MutexLock lock(&mu_);
+  if (callables_.erase(handle) == 0) {
+    return errors::InvalidArgument("No such callable handle: ", handle);
+  }
   return OkStatus();
 }
 
@@ -251,6 +357,19 @@ Status DirectSession::Close() {
 }
 
 }  // namespace
+
+Status Session::MakeCallable(const CallableOptions&, CallableHandle*) {
+  return errors::Unimplemented("This session does not support callables");
+}
+
+Status Session::RunCallable(CallableHandle, const std::vector<Tensor>&,
+                            std::vector<Tensor>*, RunMetadata*) {
+  return errors::Unimplemented("This session does not support callables");
+}
+
+Status Session::ReleaseCallable(CallableHandle) {
+  return errors::Unimplemented("This session does not support callables");
+}
 
 std::unique_ptr<Session> NewSession(const SessionOptions& options) {
   return std::make_unique<DirectSession>(options);

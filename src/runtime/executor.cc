@@ -62,6 +62,15 @@ struct NodeItem {
 
 }  // namespace
 
+// The per-step arrays. A successful step leaves every slot empty (each
+// input is released by the node that read it), so the arrays go back to a
+// small cache and the next step skips allocating, zeroing and freeing
+// O(nodes) memory.
+struct StepBuffers {
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::vector<Tensor> slots;
+};
+
 struct Executor::Impl {
   ExecutorOptions options;
   std::unique_ptr<Graph> graph;
@@ -71,6 +80,31 @@ struct Executor::Impl {
   int num_slots = 0;
   int num_args = 0;
   int num_retvals = 0;
+
+  static constexpr size_t kMaxCachedBuffers = 4;
+  mutable absl::Mutex buffers_mu;
+  mutable std::vector<StepBuffers> free_buffers ABSL_GUARDED_BY(buffers_mu);
+
+  StepBuffers TakeBuffers() const {
+    {
+      absl::MutexLock lock(&buffers_mu);
+      if (!free_buffers.empty()) {
+        StepBuffers b = std::move(free_buffers.back());
+        free_buffers.pop_back();
+        return b;
+      }
+    }
+    StepBuffers b;
+    b.pending = std::make_unique<std::atomic<int>[]>(items.size());
+    b.slots.resize(num_slots);
+    return b;
+  }
+  void ReturnBuffers(StepBuffers b) const {
+    absl::MutexLock lock(&buffers_mu);
+    if (free_buffers.size() < kMaxCachedBuffers) {
+      free_buffers.push_back(std::move(b));
+    }
+  }
 };
 
 namespace {
@@ -86,8 +120,9 @@ int64_t NowNanos() {
 struct StepState {
   const Executor::Impl* impl;
   Executor::Args args;
-  std::unique_ptr<std::atomic<int>[]> pending;
-  std::vector<Tensor> slots;
+  std::atomic<int>* pending = nullptr;  // buffers.pending
+  Tensor* slots = nullptr;              // buffers.slots
+  StepBuffers buffers;
   std::atomic<int64_t> outstanding{0};
   std::atomic<bool> aborted{false};
   CancellationManager local_cancellation;
@@ -219,12 +254,12 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
       return;
     }
     case ItemKind::kKernel: {
-      // Inputs leave their slots now: once this node is done nothing else
-      // holds them (Note [Executor items]).
-      absl::InlinedVector<Tensor, 4> inputs(item.num_inputs);
+      // The kernel reads its inputs in their slots; each slot is this
+      // node's alone, so a kernel may forward an input in place, and the
+      // slots are emptied when it is done (Note [Executor items]).
+      Tensor* inputs = s->slots + item.input_start;
       absl::InlinedVector<TensorValue, 4> values(item.num_inputs);
       for (int i = 0; i < item.num_inputs; ++i) {
-        inputs[i] = std::move(s->slots[item.input_start + i]);
         values[i] = TensorValue(&inputs[i]);
       }
       OpKernelContext::Params params;
@@ -239,6 +274,7 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
       const bool collect = s->args.step_stats != nullptr;
       const int64_t start = collect ? NowNanos() : 0;
       item.device->Compute(item.kernel.get(), &ctx);
+      for (int i = 0; i < item.num_inputs; ++i) inputs[i] = Tensor();
       if (collect) RecordStats(s, item, start, NowNanos(), &ctx);
       if (!ctx.status().ok()) {
         s->RecordError(errors::AttachNodeContext(
@@ -421,12 +457,13 @@ Status Executor::Run(const Args& args) const {
   s->cancellation = args.cancellation_manager != nullptr
                         ? args.cancellation_manager
                         : &s->local_cancellation;
-  s->pending = std::make_unique<std::atomic<int>[]>(impl.items.size());
+  s->buffers = impl.TakeBuffers();
+  s->pending = s->buffers.pending.get();
+  s->slots = s->buffers.slots.data();
   for (size_t i = 0; i < impl.items.size(); ++i) {
     s->pending[i].store(impl.items[i].initial_pending,
                         std::memory_order_relaxed);
   }
-  s->slots.resize(impl.num_slots);
   {
     absl::MutexLock lock(&s->mu);
     s->retvals.resize(impl.num_retvals);
@@ -465,8 +502,10 @@ Status Executor::Run(const Args& args) const {
   } else {
     s->done.WaitForNotification();
   }
+  // Every node has finished touching the step's arrays once `done` fired.
   absl::MutexLock lock(&s->mu);
   if (!s->status.ok()) return s->status;
+  impl.ReturnBuffers(std::move(s->buffers));
   if (frame != nullptr) frame->retvals = std::move(s->retvals);
   return OkStatus();
 }

@@ -1,5 +1,9 @@
 #include "minflow/graph/graph_constructor.h"
 
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "minflow/framework/op.h"
@@ -264,6 +268,159 @@ TEST(GraphConstructorTest, SelfLoopIsACycle) {
                HasSubstr("node 'a' (GraphTestUnary) is its own ancestor")));
 }
 
+// Collecting mode (options.errors): see Note [Collecting import errors].
+std::vector<Status> ImportCollecting(const std::string& text, Graph* graph,
+                                     Status* returned = nullptr) {
+  std::vector<Status> errors;
+  GraphConstructorOptions options;
+  options.errors = &errors;
+  Status s = ConvertGraphDefToGraph(options,
+                                    ParseTextProtoOrDie<GraphDef>(text), graph);
+  if (returned != nullptr) *returned = s;
+  return errors;
+}
+
+// Text of a GraphTestUnary node over float inputs.
+std::string Unary(const std::string& name, const std::string& input) {
+  return absl::StrCat("node { name: '", name, "' op: 'GraphTestUnary' input: '",
+                      input,
+                      "' attr { key: 'T' value { type: DT_FLOAT } } }\n");
+}
+
+TEST(GraphConstructorTest, CollectingModeReportsEveryIndependentError) {
+  Graph g(OpRegistry::Global());
+  Status returned;
+  const std::vector<Status> errors = ImportCollecting(
+      R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "typo" op: "GraphTestSourc" }
+        node { name: "lost" op: "GraphTestSink" input: "ghost" }
+        node { name: "i" op: "GraphTestIntSource" }
+        node { name: "mismatch" op: "GraphTestSink" input: "i" }
+        node { name: "ok" op: "GraphTestSink" input: "a" }
+      )pb",
+      &g, &returned);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kNotFound,
+                                  AllOf(HasSubstr("Op type not registered "
+                                                  "'GraphTestSourc'"),
+                                        HasSubstr("{{node typo}}"))));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  AllOf(HasSubstr("Unknown input node 'ghost'"),
+                                        HasSubstr("{{node lost}}"))));
+  EXPECT_THAT(errors[2],
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Input 0 of node mismatch was passed int32")));
+  EXPECT_EQ(returned, errors[0]);
+  // The graph keeps exactly the valid nodes.
+  EXPECT_EQ(g.num_nodes(), 3);
+  EXPECT_NE(g.FindNodeByName("ok"), nullptr);
+  EXPECT_EQ(g.FindNodeByName("mismatch"), nullptr);
+  EXPECT_EQ(g.FindNodeByName("lost"), nullptr);
+}
+
+TEST(GraphConstructorTest, CollectingModeDoesNotCascadeToConsumers) {
+  Graph g(OpRegistry::Global());
+  // `bad` is an unknown op and `wrong` has a port out of range: the nodes
+  // reading them (by data or control edge, directly or further down) are
+  // left out without errors of their own.
+  const std::vector<Status> errors = ImportCollecting(
+      R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "bad" op: "NoSuchOpAnywhere" }
+        node {
+          name: "reads_bad"
+          op: "GraphTestAddN"
+          input: "a"
+          input: "bad:1"
+          attr {
+            key: "N"
+            value { i: 2 }
+          }
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        node { name: "after_bad" op: "GraphTestSink" input: "reads_bad" }
+        node { name: "control_on_bad" op: "GraphTestSource" input: "^bad" }
+        node { name: "wrong" op: "GraphTestSink" input: "a:3" }
+        node { name: "after_wrong" op: "GraphTestSource" input: "^wrong" }
+        node { name: "fine" op: "GraphTestSink" input: "a" }
+      )pb",
+      &g);
+  ASSERT_EQ(errors.size(), 2u) << errors[0] << "\n" << errors.back();
+  EXPECT_THAT(errors[0],
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("{{node bad}}")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("{{node wrong}}")));
+  std::vector<std::string> names;
+  for (const Node* n : g.nodes()) names.push_back(n->name());
+  EXPECT_THAT(names, ::testing::ElementsAre("a", "fine"));
+}
+
+TEST(GraphConstructorTest, CollectingModeReportsEachCycleOnce) {
+  Graph g(OpRegistry::Global());
+  const std::vector<Status> errors = ImportCollecting(
+      "node { name: 'src' op: 'GraphTestSource' }\n" + Unary("a", "b") +
+          Unary("b", "a") + Unary("after_ab", "b") + Unary("self", "self") +
+          Unary("c", "src") + Unary("d", "e") + Unary("e", "d") +
+          Unary("ok", "c"),
+      &g);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("node 'a' (GraphTestUnary) is its "
+                                            "own ancestor")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("node 'self'")));
+  EXPECT_THAT(errors[2], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("node 'd'")));
+  std::vector<std::string> names;
+  for (const Node* n : g.nodes()) names.push_back(n->name());
+  EXPECT_THAT(names, ::testing::ElementsAre("src", "c", "ok"));
+  std::vector<Node*> order;
+  MF_EXPECT_OK(TopologicalOrder(g, &order));
+}
+
+TEST(GraphConstructorTest, CollectingModeReportsNamesAndVersions) {
+  Graph g(OpRegistry::Global());
+  const std::vector<Status> errors = ImportCollecting(
+      R"pb(
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "a" op: "GraphTestSource" }
+        node { name: "_bad" op: "GraphTestSource" }
+        node { name: "reads_bad" op: "GraphTestSink" input: "_bad" }
+        node { name: "reads_a" op: "GraphTestSink" input: "a" }
+        versions { producer: 10 min_consumer: 999999 }
+      )pb",
+      &g);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("min_consumer version 999999")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("'a' is used by more than one")));
+  EXPECT_THAT(errors[2], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("'_bad' (op GraphTestSource)")));
+  EXPECT_EQ(g.num_nodes(), 2);  // the first `a` and reads_a
+}
+
+TEST(GraphConstructorTest, CollectingModeOnAValidGraphMatchesFailFast) {
+  const std::string text = "node { name: 'src' op: 'GraphTestSource' }\n" +
+                           Unary("a", "src") + Unary("b", "a") +
+                           "node { name: 's' op: 'GraphTestSink' input: 'b' "
+                           "input: '^a' }";
+  Graph collected(OpRegistry::Global());
+  Status returned;
+  EXPECT_TRUE(ImportCollecting(text, &collected, &returned).empty());
+  MF_EXPECT_OK(returned);
+  Graph fail_fast(OpRegistry::Global());
+  MF_ASSERT_OK(Import(text, &fail_fast));
+  GraphDef a, b;
+  collected.ToGraphDef(&a);
+  fail_fast.ToGraphDef(&b);
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+}
+
 TEST(GraphConstructorTest, VersionsAreChecked) {
   Graph g(OpRegistry::Global());
   EXPECT_THAT(Import("versions { producer: 10 min_consumer: 999999 }", &g),
@@ -325,6 +482,139 @@ TEST(GraphConstructorTest, PrefixRenamesNodesAndInputs) {
       &g));
   EXPECT_NE(g.FindNodeByName("imported/a"), nullptr);
   EXPECT_EQ(g.FindNodeByName("imported/s")->in_edges().size(), 2u);
+}
+
+// The rvalue overload moves the NodeDefs out instead of copying them; the
+// graph and every error must be what the copying overload gives.
+TEST(GraphConstructorTest, MovingImportMatchesCopyingImport) {
+  const GraphDef def = ParseTextProtoOrDie<GraphDef>(R"pb(
+    node { name: "two" op: "GraphTestTwoOut" }
+    node {
+      name: "u"
+      op: "GraphTestUnary"
+      input: "two:1"
+      input: "^two"
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+    }
+    node { name: "s" op: "GraphTestSink" input: "two" }
+  )pb");
+  for (const std::string& prefix : {std::string(), std::string("p/")}) {
+    GraphConstructorOptions options;
+    options.prefix = prefix;
+    Graph copied(OpRegistry::Global());
+    MF_ASSERT_OK(ConvertGraphDefToGraph(options, def, &copied));
+    Graph moved(OpRegistry::Global());
+    GraphDef consumed = def;
+    MF_ASSERT_OK(ConvertGraphDefToGraph(options, std::move(consumed), &moved));
+    GraphDef out_copied, out_moved;
+    copied.ToGraphDef(&out_copied);
+    moved.ToGraphDef(&out_moved);
+    EXPECT_EQ(out_copied.SerializeAsString(), out_moved.SerializeAsString());
+  }
+
+  // Errors found after the NodeDef has been taken still name it as the
+  // user wrote it (without the prefix).
+  const GraphDef bad = ParseTextProtoOrDie<GraphDef>(R"pb(
+    node { name: "two" op: "GraphTestTwoOut" }
+    node {
+      name: "u"
+      op: "GraphTestUnary"
+      input: "two:1"
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "bogus"
+        value { i: 1 }
+      }
+    }
+  )pb");
+  for (const std::string& prefix : {std::string(), std::string("p/")}) {
+    GraphConstructorOptions options;
+    options.prefix = prefix;
+    Graph copied(OpRegistry::Global());
+    const Status from_copy = ConvertGraphDefToGraph(options, bad, &copied);
+    Graph moved(OpRegistry::Global());
+    GraphDef consumed = bad;
+    const Status from_move =
+        ConvertGraphDefToGraph(options, std::move(consumed), &moved);
+    EXPECT_THAT(from_move,
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("attr 'bogus'"),
+                               HasSubstr("{{node u}} = GraphTestUnary"))));
+    EXPECT_EQ(from_copy.message(), from_move.message());
+  }
+}
+
+TEST(GraphConstructorTest, RejectsAPrefixThatMakesInvalidNames) {
+  GraphConstructorOptions options;
+  options.prefix = "bad prefix/";
+  Graph g(OpRegistry::Global());
+  EXPECT_THAT(
+      ConvertGraphDefToGraph(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "a" op: "GraphTestSource" }
+                             )pb"),
+                             &g),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("import prefix 'bad prefix/' makes node name "
+                         "'bad prefix/a' invalid")));
+}
+
+TEST(GraphConstructorTest, ImportGraphDefAddsToANonEmptyGraph) {
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(Import(R"pb(
+                        node { name: "a" op: "GraphTestSource" }
+                        versions { producer: 7 }
+                      )pb",
+                      &g));
+  std::vector<Node*> added;
+  MF_ASSERT_OK(ImportGraphDef(
+      GraphConstructorOptions(), ParseTextProtoOrDie<GraphDef>(R"pb(
+        node { name: "s" op: "GraphTestSink" input: "a" input: "^a" }
+        versions { producer: 9 }
+      )pb"),
+      &g, &added));
+  ASSERT_EQ(added.size(), 1u);
+  EXPECT_EQ(added[0]->name(), "s");
+  EXPECT_EQ(added[0]->in_edges().size(), 2u);
+  EXPECT_EQ(g.num_nodes(), 2);
+  EXPECT_EQ(g.versions().producer(), 7);  // a non-empty graph keeps its own
+}
+
+TEST(GraphConstructorTest, FailedImportGraphDefLeavesTheGraphUnchanged) {
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(Import(R"pb(node { name: "a" op: "GraphTestSource" })pb", &g));
+  const GraphConstructorOptions options;
+  // The second node fails after the first was added: both are removed.
+  EXPECT_THAT(ImportGraphDef(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "b" op: "GraphTestSource" }
+                               node { name: "c" op: "GraphTestSink" input: "x" }
+                             )pb"),
+                             &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Unknown input node 'x'")));
+  EXPECT_THAT(ImportGraphDef(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "a" op: "GraphTestSource" }
+                             )pb"),
+                             &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("used by more than one node")));
+  EXPECT_EQ(g.num_nodes(), 1);
+  EXPECT_EQ(g.FindNodeByName("b"), nullptr);
+  EXPECT_TRUE(g.FindNodeByName("a")->out_edges().empty());
+  // A prefixed import names only its own nodes.
+  GraphConstructorOptions prefixed;
+  prefixed.prefix = "p/";
+  EXPECT_THAT(ImportGraphDef(prefixed, ParseTextProtoOrDie<GraphDef>(R"pb(
+                               node { name: "s" op: "GraphTestSink" input: "a" }
+                             )pb"),
+                             &g),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Unknown input node 'p/a'")));
 }
 
 TEST(GraphConstructorTest, ParsesTextAndBinaryByContent) {

@@ -253,6 +253,40 @@ TEST_F(ShapeRefinerTest, CyclesAreErrorsNamingANodeOnThem) {
                        HasSubstr("cycle through node 'self'")));
 }
 
+TEST_F(ShapeRefinerTest, CollectingErrorsReportsEachFailingNodeOnce) {
+  const std::string f = TypeAttr("T", "DT_FLOAT");
+  graph_ = ParseTextProtoOrDie<GraphDef>(
+      Placeholder("a", "dim { size: 2 } dim { size: 3 }") +
+      Placeholder("b", "dim { size: 4 } dim { size: 5 }") +
+      Node("mm1", "MatMul", {"a", "b"}, f) +
+      Node("after_mm1", "Relu", {"mm1"}, f) +
+      Node("control_after_mm1", "NoOp", {"^mm1"}) +
+      Node("mm2", "MatMul", {"b", "a"}, f) + Node("fine", "Relu", {"a"}, f) +
+      Node("c1", "Neg", {"c2"}, f) + Node("c2", "Neg", {"c1"}, f));
+  std::unique_ptr<GraphDefView> view;
+  MF_ASSERT_OK(GraphDefView::Create(graph_, &view));
+  ShapeRefiner refiner(2100, OpRegistry::Global());
+  std::vector<Status> errors;
+  const Status first = refiner.RefineGraphCollectingErrors(*view, &errors);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(first, errors[0]);
+  EXPECT_THAT(errors[0], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("cycle through node 'c")));
+  EXPECT_THAT(errors[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  AllOf(HasSubstr("but are 3 and 4"),
+                                        HasSubstr("{{node mm1}} = MatMul"))));
+  EXPECT_THAT(errors[2], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  AllOf(HasSubstr("but are 5 and 2"),
+                                        HasSubstr("{{node mm2}} = MatMul"))));
+  // Downstream of mm1 by data: skipped. By control only: refined.
+  EXPECT_FALSE(refiner.has_node(view->FindNode("after_mm1")));
+  EXPECT_TRUE(refiner.has_node(view->FindNode("control_after_mm1")));
+  EXPECT_FALSE(refiner.has_node(view->FindNode("c1")));
+  EXPECT_EQ("[2,3]", refiner.ShapeString(
+                         refiner.output_shape(view->FindNode("fine"), 0)));
+  EXPECT_EQ(4, refiner.num_nodes_refined());
+}
+
 TEST_F(ShapeRefinerTest, LongChainNeedsNoRecursion) {
   constexpr int kLength = 100000;
   GraphDef graph;

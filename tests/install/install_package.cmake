@@ -11,6 +11,7 @@ endif()
 
 foreach(file bin/minflow ${LIBDIR}/libminflow.so
         include/minflow/framework/op.h include/minflow/framework/load_library.h
+        include/minflow/c/c_api.h
         include/minflow/graph.pb.h include/minflow/graph.proto
         include/minflow/version.h
         ${LIBDIR}/cmake/minflow/minflowConfig.cmake

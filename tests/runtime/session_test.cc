@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "minflow/config.pb.h"
 #include "minflow/framework/device.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_kernel.h"
@@ -254,6 +255,84 @@ TEST(SessionTest, FeedsReplaceTheFedNodes) {
   two.flat<float>().setConstant(1.5f);
   MF_ASSERT_OK(session->Run({{"a", two}, {"b", two}}, {"sum"}, {}, &out));
   EXPECT_EQ(out[0].flat<float>()(1), 3.0f);
+}
+
+TEST(SessionTest, CallableRunsAPreparedSignature) {
+  auto session = MakeSession(kPlaceholders);
+  CallableOptions options;
+  options.add_feed("a");
+  options.add_feed("b");
+  options.add_fetch("sum");
+  options.add_fetch("a");
+  options.mutable_run_options()->set_trace_level(RunOptions::FULL_TRACE);
+  Session::CallableHandle handle;
+  MF_ASSERT_OK(session->MakeCallable(options, &handle));
+  Tensor a(DT_FLOAT, TensorShape({2}));
+  a.flat<float>().setValues({1.0f, 2.0f});
+  Tensor b(DT_FLOAT, TensorShape({2}));
+  b.flat<float>().setValues({10.0f, 20.0f});
+  for (int call = 0; call < 3; ++call) {
+    std::vector<Tensor> out;
+    RunMetadata metadata;
+    MF_ASSERT_OK(session->RunCallable(handle, {a, b}, &out, &metadata));
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].flat<float>()(0), 11.0f);
+    EXPECT_EQ(out[0].flat<float>()(1), 22.0f);
+    EXPECT_EQ(out[1].flat<float>()(1), 2.0f);
+    // The callable's run options apply to every call.
+    EXPECT_EQ(metadata.step_stats().dev_stats_size(), 1);
+  }
+  MF_ASSERT_OK(session->ReleaseCallable(handle));
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->RunCallable(handle, {a, b}, &out, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("No such callable handle")));
+}
+
+TEST(SessionTest, CallableErrorsAreClear) {
+  auto session = MakeSession(kPlaceholders);
+  Session::CallableHandle handle;
+  CallableOptions nothing;
+  EXPECT_THAT(session->MakeCallable(nothing, &handle),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("at least one target")));
+  CallableOptions unfed;
+  unfed.add_feed("a");
+  unfed.add_fetch("sum");
+  MF_ASSERT_OK(session->MakeCallable(unfed, &handle));
+  Tensor one(DT_FLOAT, TensorShape({2}));
+  one.flat<float>().setConstant(1.0f);
+  std::vector<Tensor> unfed_out;
+  EXPECT_THAT(session->RunCallable(handle, {one}, &unfed_out, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("placeholder was not fed")));
+  CallableOptions missing;
+  missing.add_fetch("no_such_node");
+  EXPECT_THAT(session->MakeCallable(missing, &handle),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no_such_node")));
+
+  CallableOptions good;
+  good.add_feed("a");
+  good.add_feed("b");
+  good.add_fetch("sum");
+  MF_ASSERT_OK(session->MakeCallable(good, &handle));
+  Tensor two(DT_FLOAT, TensorShape({2}));
+  two.flat<float>().setConstant(1.0f);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->RunCallable(handle, {two}, &out, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("expects 2 feed tensors")));
+  Tensor wrong(DT_INT32, TensorShape({2}));
+  wrong.flat<int32_t>().setConstant(1);
+  EXPECT_THAT(session->RunCallable(handle, {wrong, two}, &out, nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("a")));
+  MF_ASSERT_OK(session->RunCallable(handle, {two, two}, &out, nullptr));
+  EXPECT_EQ(out[0].flat<float>()(0), 2.0f);
+  EXPECT_THAT(session->ReleaseCallable(handle + 100),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  MF_ASSERT_OK(session->Close());
+  EXPECT_THAT(session->RunCallable(handle, {two, two}, &out, nullptr),
+              StatusIs(absl::StatusCode::kCancelled));
 }
 
 TEST(SessionTest, TimeoutCancelsAndReturnsDeadlineExceeded) {

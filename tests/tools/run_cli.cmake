@@ -5,7 +5,12 @@
 #   -DSTDOUT=<regex>    optional: stdout must match
 #   -DSTDERR=<regex>    optional: stderr must match
 #   -DNOT_STDOUT=<regex> optional: stdout must not match
+#   -DFILE=<path>       optional: a file the command must write (removed first)
+#   -DFILE_MATCHES=<regex> optional: the start of FILE must match
 string(REPLACE "|" ";" args "${ARGS}")
+if(DEFINED FILE AND NOT "${FILE}" STREQUAL "")
+  file(REMOVE "${FILE}")
+endif()
 execute_process(COMMAND "${CLI}" ${args}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(report "command: ${CLI} ${args}\nexit code: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
@@ -20,4 +25,14 @@ if(DEFINED STDERR AND NOT "${STDERR}" STREQUAL "" AND NOT err MATCHES "${STDERR}
 endif()
 if(DEFINED NOT_STDOUT AND NOT "${NOT_STDOUT}" STREQUAL "" AND out MATCHES "${NOT_STDOUT}")
   message(FATAL_ERROR "stdout matches '${NOT_STDOUT}'\n${report}")
+endif()
+if(DEFINED FILE AND NOT "${FILE}" STREQUAL "")
+  if(NOT EXISTS "${FILE}")
+    message(FATAL_ERROR "the command did not write ${FILE}\n${report}")
+  endif()
+  # The first 64 KiB: a header, or text up to any NUL byte.
+  file(READ "${FILE}" head LIMIT 65536)
+  if(NOT head MATCHES "${FILE_MATCHES}")
+    message(FATAL_ERROR "${FILE} does not match '${FILE_MATCHES}':\n${head}")
+  endif()
 endif()

@@ -4,6 +4,7 @@
 // with ToGraphDef.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,6 +105,13 @@ class Graph {
   // types from its attrs. `node_def` should already carry attr defaults.
   // Does not connect edges.
   StatusOr<Node*> AddNode(NodeDef node_def);
+  // As above with the types already computed (InOutTypesForNode); they must
+  // match the NodeDef's op and attrs. `node_def` is taken only on success.
+  StatusOr<Node*> AddNode(NodeDef&& node_def, const OpDef* op_def,
+                          DataTypeVector input_types,
+                          DataTypeVector output_types);
+  // Room for this many more nodes and edges, to import without regrowing.
+  void Reserve(int num_nodes, int num_edges);
   // Removes `node` and every edge touching it.
   void RemoveNode(Node* node);
 
@@ -133,11 +141,21 @@ class Graph {
   void ToGraphDef(GraphDef* graph_def) const;
 
  private:
+  Node* NewNode();
+
   const OpRegistryInterface* const ops_;
   VersionDef versions_;
-  std::vector<std::unique_ptr<Node>> nodes_;
-  std::vector<std::unique_ptr<Edge>> edges_;
-  absl::flat_hash_map<std::string, Node*> name_index_;
+  // Nodes and edges live in blocks the graph owns (a 100k-node import would
+  // otherwise make 200k small allocations, and as many frees); removed ones
+  // stay there, unreachable, until the graph dies.
+  std::vector<std::unique_ptr<Node[]>> node_blocks_;
+  int last_block_size_ = 0;
+  int used_in_last_block_ = 0;
+  std::deque<Edge> edge_pool_;
+  std::vector<Node*> nodes_;  // by id; null once removed
+  std::vector<Edge*> edges_;  // by id; null once removed
+  // Keys view the names inside the nodes' NodeDefs, which never change.
+  absl::flat_hash_map<absl::string_view, Node*> name_index_;
   int num_nodes_ = 0;
   int num_edges_ = 0;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
@@ -11,6 +12,7 @@ namespace minflow {
 
 class Graph;
 class GraphDef;
+class Node;
 
 // The GraphDef versions minflow reads: graphs whose min_consumer is at most
 // kGraphDefVersion and whose producer is at least kGraphDefVersionMinProducer.
@@ -25,6 +27,14 @@ struct GraphConstructorOptions {
   // Prepended to every node name (and to the inputs that name them), for
   // importing one graph into another's namespace. Empty: names unchanged.
   std::string prefix;
+  // Null (the default): the import stops at the first error and returns it.
+  // Set: the import keeps going and appends every independent error here
+  // (for `minflow validate`): each node is checked on its own; a node whose
+  // input comes from a node with an error is left out without an error of
+  // its own (no cascades); each cycle is one error. `*graph` then holds the
+  // nodes that are valid with everything upstream of them, ready for
+  // ShapeRefiner. The return value is the first error appended, or OK.
+  std::vector<Status>* errors = nullptr;
 };
 
 // Builds `*graph` (which must be empty) from `graph_def`, checking: versions,
@@ -36,6 +46,23 @@ struct GraphConstructorOptions {
 // and its op. Shapes are not checked here: see ShapeRefiner.
 Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
                               const GraphDef& graph_def, Graph* graph);
+// As above, taking the NodeDefs out of `graph_def` instead of copying them
+// (it is left in a valid but unspecified state). Collecting mode copies.
+Status ConvertGraphDefToGraph(const GraphConstructorOptions& options,
+                              GraphDef&& graph_def, Graph* graph);
+
+// Adds the nodes of `graph_def` to `*graph`, which may already hold nodes
+// (TensorFlow's ImportGraphDef; the C API builds a graph this way, one node
+// at a time). With no prefix, inputs may name nodes already in `graph`;
+// with one, inputs are prefixed too and so name imported nodes. The checks
+// are ConvertGraphDefToGraph's, and a name already in `graph` is a
+// duplicate. On error `*graph` is left as it was (the added nodes are
+// removed; ids are not reused). An empty graph takes `graph_def`'s versions,
+// a non-empty one keeps its own (`graph_def`'s are still checked).
+// `*added`, when not null, receives the new nodes in GraphDef order.
+Status ImportGraphDef(const GraphConstructorOptions& options,
+                      const GraphDef& graph_def, Graph* graph,
+                      std::vector<Node*>* added = nullptr);
 
 // Parses a GraphDef from bytes in binary or text format, telling them apart
 // by content rather than by file name. InvalidArgument when neither parses.

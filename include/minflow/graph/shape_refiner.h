@@ -123,6 +123,14 @@ class ShapeRefiner {
   // port out of range or of the wrong dtype, or the shape function's error.
   // May be called once per refiner.
   Status RefineGraph(const ShapeRefinerGraphView& graph);
+  // Like RefineGraph, but goes on after errors (for `minflow validate`):
+  // every node whose own refinement fails appends its error to `*errors`;
+  // nodes reading a data input from a node without results are skipped
+  // without an error (no cascades); a cycle is one error, and the nodes on
+  // or downstream of it are skipped. Returns the first error appended, or
+  // OK. May be called once per refiner, instead of RefineGraph.
+  Status RefineGraphCollectingErrors(const ShapeRefinerGraphView& graph,
+                                     std::vector<Status>* errors);
   // Builds a GraphDefView over `graph_def` (which must outlive the refiner)
   // and refines it.
   Status RefineGraphDef(const GraphDef& graph_def);
@@ -147,6 +155,9 @@ class ShapeRefiner {
 
   Status TopologicalOrder(const ShapeRefinerGraphView& graph,
                           std::vector<int>* order) const;
+  Status Refine(const ShapeRefinerGraphView& graph,
+                std::vector<Status>* errors);
+  bool DataInputsRefined(const ShapeRefinerGraphView& graph, int node) const;
   Status RefineNode(const ShapeRefinerGraphView& graph, int node);
   const NodeDef* WithDefaults(const NodeDef& node_def,
                               const OpRegistrationData& reg);

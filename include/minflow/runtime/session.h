@@ -13,6 +13,7 @@
 
 namespace minflow {
 
+class CallableOptions;
 class GraphDef;
 class RunMetadata;
 class RunOptions;
@@ -57,6 +58,22 @@ class Session {
                      const std::vector<std::string>& target_node_names,
                      std::vector<Tensor>* outputs,
                      RunMetadata* run_metadata) = 0;
+
+  // A callable is one (feeds, fetches, targets) signature prepared ahead of
+  // time: pruning, placement and kernel creation happen in MakeCallable, so
+  // RunCallable does none of the name handling Run does per call. As in
+  // TensorFlow, `callable_options.run_options` applies to every call.
+  using CallableHandle = int64_t;
+  virtual Status MakeCallable(const CallableOptions& callable_options,
+                              CallableHandle* out_handle);
+  // `feed_tensors` in the order of callable_options.feed; `*fetch_tensors`
+  // gets the fetches in the order of callable_options.fetch.
+  // `run_metadata` may be null.
+  virtual Status RunCallable(CallableHandle handle,
+                             const std::vector<Tensor>& feed_tensors,
+                             std::vector<Tensor>* fetch_tensors,
+                             RunMetadata* run_metadata);
+  virtual Status ReleaseCallable(CallableHandle handle);
 
   virtual Status ListDevices(std::vector<DeviceInfo>* devices) = 0;
   virtual Status Close() = 0;

@@ -1,0 +1,117 @@
+// The structs behind the C API's opaque handles, and helpers shared by its
+// .cc files. Not installed; nothing outside src/c/ includes it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "google/protobuf/message_lite.h"
+#include "minflow/c/c_api.h"
+#include "minflow/core/status.h"
+#include "minflow/core/tensor.h"
+#include "minflow/graph/graph.h"
+#include "minflow/graph/shape_refiner.h"
+#include "minflow/node_def.pb.h"
+#include "minflow/runtime/session.h"
+
+struct MF_Status {
+  minflow::Status status;
+  // MF_Message's storage: absl::Status has no NUL-terminated message.
+  std::string message;
+};
+
+struct MF_Tensor {
+  minflow::Tensor tensor;
+};
+
+struct MF_ImportGraphDefOptions {
+  std::string prefix;
+  std::string default_device;
+};
+
+struct MF_SessionOptions {
+  minflow::SessionOptions options;
+};
+
+// Note [C API graphs]
+// An MF_Graph owns a minflow::Graph; an MF_Operation* is a Node* of it,
+// cast, so it stays valid as long as the graph (nodes are only removed when
+// an import or MF_FinishOperation fails, before anyone saw them). Every
+// change goes through ImportGraphDef, the importer sessions use, followed
+// by a ShapeRefiner run over the whole graph; a failure removes what the
+// change added. The last refiner is kept to answer MF_GraphGetTensorShape.
+// A session copies the graph (as a GraphDef) when it is made, and holds a
+// reference so the MF_Graph outlives it.
+struct MF_Graph {
+  MF_Graph();
+
+  absl::Mutex mu;
+  minflow::Graph graph ABSL_GUARDED_BY(mu);
+  std::unique_ptr<minflow::GraphView> view ABSL_GUARDED_BY(mu);
+  std::unique_ptr<minflow::ShapeRefiner> refiner ABSL_GUARDED_BY(mu);
+  int num_sessions ABSL_GUARDED_BY(mu) = 0;
+  bool delete_requested ABSL_GUARDED_BY(mu) = false;
+};
+
+struct MF_OperationDescription {
+  MF_Graph* graph = nullptr;
+  minflow::NodeDef node_def;
+  // One entry per input arg added: its tensors, and whether it was added
+  // as a list (MF_AddInputList) or a single tensor (MF_AddInput).
+  struct InputArg {
+    std::vector<MF_Output> tensors;
+    bool is_list = false;
+  };
+  std::vector<InputArg> inputs;
+  // Checked against the graph by MF_FinishOperation, under its lock.
+  std::vector<MF_Operation*> control_inputs;
+  std::vector<MF_Operation*> colocate_with;
+  // The first problem a setter met, reported by MF_FinishOperation.
+  minflow::Status status;
+};
+
+struct MF_Session {
+  std::unique_ptr<minflow::Session> session;
+  MF_Graph* graph = nullptr;
+};
+
+namespace minflow {
+namespace c_api {
+
+// Stores `s` into `out` (a null `out` drops it).
+void Set(MF_Status* out, const Status& s);
+inline void SetOk(MF_Status* out) { Set(out, OkStatus()); }
+
+inline Node* ToNode(MF_Operation* oper) {
+  return reinterpret_cast<Node*>(oper);
+}
+inline const Node* ToNode(const MF_Operation* oper) {
+  return reinterpret_cast<const Node*>(oper);
+}
+inline MF_Operation* ToOperation(Node* node) {
+  return reinterpret_cast<MF_Operation*>(node);
+}
+
+// Whether `node` is a live node of `graph` (without trusting its id).
+bool IsNodeOf(const Graph& graph, const Node* node);
+
+// "<what> must not be NULL" as InvalidArgument.
+Status NullArgument(const char* function, const char* what);
+
+// Copies `bytes` into an empty `out` (InvalidArgument if it holds data).
+Status CopyToBuffer(const std::string& bytes, MF_Buffer* out);
+// Serializes `message` into an empty `out`; a NULL `out` is an error.
+Status MessageToBuffer(const char* function,
+                       const google::protobuf::MessageLite& message,
+                       MF_Buffer* out);
+
+// A DataType from a C enum value, InvalidArgument unless it is a valid,
+// non-ref type.
+Status ToDataType(int value, DataType* out);
+
+}  // namespace c_api
+}  // namespace minflow

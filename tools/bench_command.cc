@@ -1,0 +1,594 @@
+// `minflow bench GRAPH`: what TFLite's benchmark_model and ONNX Runtime's
+// perf_test report, for a GraphDef: init time by phase, first run,
+// steady-state latency percentiles, throughput, peak memory and, on request,
+// a per-op profile.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "minflow/config.pb.h"
+#include "minflow/core/allocator.h"
+#include "minflow/graph.pb.h"
+#include "minflow/graph/graph_constructor.h"
+#include "minflow/graph/subgraph.h"
+#include "minflow/runtime/session.h"
+#include "minflow/step_stats.pb.h"
+#include "tools/command.h"
+#include "tools/graph_run_flags.h"
+
+namespace minflow {
+namespace tools {
+
+void BenchHelp(std::ostream& os) {
+  os << R"(Usage: minflow bench GRAPH [options]
+
+Measures a GraphDef: init time (parse; import and shape refinement; pruning,
+placement and kernel creation), the first run, steady-state latency (min,
+median, mean, p90, p99, max) and runs per second, and peak memory (the host
+allocator's peak bytes and the process's peak RSS).
+
+Placeholders without --feed get random data of their declared dtype and
+shape; unknown dimensions become 1 (and are reported) unless --shape sets
+them.
+
+Options (as for minflow run):
+)";
+  PrintGraphRunFlagsHelp(os);
+  os << R"(Options for measuring:
+  --shape NAME=D0,D1,...  Shape of the random data for Placeholder NAME
+                          (repeatable; "NAME=" for a scalar).
+  --warmup N              Untimed runs after the first (default 1).
+  --runs N                Timed runs (default: as many as --min-time allows).
+  --min-time S            Run for at least S seconds (default 1; ignored with
+                          --runs).
+  --op-profile            Also profile as many traced runs (at most 100) and
+                          print per op type: nodes, total and average time
+                          per step and share of the summed node time; and the
+                          ten slowest nodes. Latency figures come from the
+                          untraced runs.
+  --json FILE             Write the figures as JSON: init_ms, first_run_ms,
+                          runs, latency_us {min, median, mean, p90, p99, max},
+                          runs_per_s, peak_bytes, peak_rss_bytes, and with
+                          --op-profile ops [{op, count, total_us, avg_us,
+                          share}] and slowest_nodes.
+  With --trace, the timeline of the last traced run is written.
+
+A progress line goes to stderr while it runs when stderr is a terminal.
+
+Examples:
+  minflow bench examples/graphs/digits_mlp.pbtxt
+  minflow bench model.pb --shape input=1,224,224,3 --runs 50 --op-profile
+  minflow bench model.pb --threads 1 --inter-op 1 --min-time 5 \
+      --json single_thread.json --trace timeline.json
+
+Exit codes: 0 success; 1 a run failed or a file could not be read or
+written; 2 usage error; 3 the graph does not parse, import, refine or place.
+)";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+struct BenchFlags {
+  absl::flat_hash_map<std::string, std::vector<int64_t>> shapes;
+  int warmup = 1;
+  int runs = 0;  // 0: use min_time
+  double min_time_s = 1.0;
+  bool op_profile = false;
+  std::string json;
+};
+
+Status ParseShapeFlag(const std::string& value, BenchFlags* flags) {
+  const size_t eq = value.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return errors::InvalidArgument(
+        "--shape must be NAME=D0,D1,... (NAME= for a scalar), but got '", value,
+        "'");
+  }
+  std::vector<int64_t> dims;
+  const std::string list = value.substr(eq + 1);
+  if (!list.empty()) {
+    for (absl::string_view d : absl::StrSplit(list, ',')) {
+      int64_t dim;
+      if (!absl::SimpleAtoi(d, &dim) || dim < 0) {
+        return errors::InvalidArgument(
+            "--shape dimensions must be integers >= 0, but got '", value, "'");
+      }
+      dims.push_back(dim);
+    }
+  }
+  flags->shapes[value.substr(0, eq)] = std::move(dims);
+  return OkStatus();
+}
+
+// Random feeds for the Placeholders --feed does not cover. `notes` says
+// what was made up, for the report.
+Status AddRandomPlaceholderFeeds(
+    const GraphDef& graph_def, const BenchFlags& bench,
+    std::vector<std::pair<std::string, Tensor>>* feeds,
+    std::vector<std::string>* notes) {
+  absl::flat_hash_set<std::string> fed;
+  for (const auto& [name, tensor] : *feeds) {
+    TensorId id;
+    if (ParseTensorName(name, &id).ok()) fed.insert(id.node);
+  }
+  absl::flat_hash_set<std::string> shaped;
+  for (const NodeDef& n : graph_def.node()) {
+    if (n.op() != "Placeholder" || fed.contains(n.name())) continue;
+    auto dtype_attr = n.attr().find("dtype");
+    if (dtype_attr == n.attr().end()) {
+      return errors::InvalidArgument("Placeholder ", n.name(),
+                                     " has no dtype attr");
+    }
+    const DataType dtype = dtype_attr->second.type();
+    std::vector<int64_t> dims;
+    std::string note;
+    auto given = bench.shapes.find(n.name());
+    if (given != bench.shapes.end()) {
+      dims = given->second;
+      shaped.insert(n.name());
+    } else {
+      auto shape_attr = n.attr().find("shape");
+      PartialTensorShape declared;
+      if (shape_attr != n.attr().end()) {
+        MF_RETURN_IF_ERROR(
+            errors::Prefix(PartialTensorShape::BuildPartialTensorShape(
+                               shape_attr->second.shape(), &declared),
+                           "Placeholder ", n.name(), ": "));
+      }
+      if (declared.unknown_rank()) {
+        note = " (unknown rank: a scalar; set it with --shape)";
+      } else {
+        bool unknown = false;
+        for (int d = 0; d < declared.dims(); ++d) {
+          const int64_t size = declared.dim_size(d);
+          unknown |= size < 0;
+          dims.push_back(size < 0 ? 1 : size);
+        }
+        if (unknown) note = " (unknown dims set to 1; set them with --shape)";
+      }
+    }
+    TensorShape shape;
+    MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(dims, &shape));
+    Tensor t;
+    MF_RETURN_IF_ERROR(errors::Prefix(RandomTensor(dtype, shape, &t),
+                                      "Placeholder ", n.name(), ": "));
+    notes->push_back(absl::StrCat(n.name(), ": random ", DataTypeString(dtype),
+                                  " ", shape.DebugString(), note));
+    feeds->emplace_back(n.name(), std::move(t));
+  }
+  for (const auto& [name, dims] : bench.shapes) {
+    if (!shaped.contains(name)) {
+      return errors::InvalidArgument(
+          "--shape ", name,
+          ": no unfed Placeholder has that name (a --feed sets its own "
+          "shape)");
+    }
+  }
+  return OkStatus();
+}
+
+struct LatencySummary {
+  double min = 0, median = 0, mean = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+// Nearest-rank percentiles.
+LatencySummary Summarize(std::vector<double> us) {
+  LatencySummary s;
+  if (us.empty()) return s;
+  std::sort(us.begin(), us.end());
+  auto rank = [&](double p) {
+    const size_t k = static_cast<size_t>(std::ceil(p * us.size()));
+    return us[std::min(us.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  s.min = us.front();
+  s.max = us.back();
+  s.median = rank(0.5);
+  s.p90 = rank(0.9);
+  s.p99 = rank(0.99);
+  double sum = 0;
+  for (double v : us) sum += v;
+  s.mean = sum / us.size();
+  return s;
+}
+
+struct OpRow {
+  std::string op;
+  int64_t count = 0;    // nodes of this op type in a step
+  double total_us = 0;  // per step
+  double avg_us = 0;    // per node
+  double share = 0;     // of the summed node time
+};
+
+struct NodeRow {
+  std::string node;
+  std::string op;
+  double avg_us = 0;
+};
+
+struct OpProfile {
+  std::vector<OpRow> ops;
+  std::vector<NodeRow> slowest;
+};
+
+// Averages node times over the profiled steps and groups them by op type.
+OpProfile BuildOpProfile(const std::vector<StepStats>& steps) {
+  struct NodeTotal {
+    std::string op;
+    double total_us = 0;
+  };
+  std::map<std::string, NodeTotal> nodes;
+  for (const StepStats& step : steps) {
+    for (const DeviceStepStats& dev : step.dev_stats()) {
+      for (const NodeExecStats& ns : dev.node_stats()) {
+        NodeTotal& total = nodes[ns.node_name()];
+        total.op = ns.timeline_label();
+        total.total_us += ns.all_end_rel_nanos() / 1000.0;
+      }
+    }
+  }
+  OpProfile profile;
+  const double num_steps = std::max<size_t>(1, steps.size());
+  std::map<std::string, OpRow> by_op;
+  double sum_us = 0;
+  for (const auto& [name, total] : nodes) {
+    const double per_step = total.total_us / num_steps;
+    OpRow& row = by_op[total.op];
+    row.op = total.op;
+    row.count += 1;
+    row.total_us += per_step;
+    sum_us += per_step;
+    profile.slowest.push_back({name, total.op, per_step});
+  }
+  for (auto& [op, row] : by_op) {
+    row.avg_us = row.total_us / row.count;
+    row.share = sum_us > 0 ? row.total_us / sum_us : 0;
+    profile.ops.push_back(row);
+  }
+  std::sort(profile.ops.begin(), profile.ops.end(),
+            [](const OpRow& a, const OpRow& b) {
+              return a.total_us != b.total_us ? a.total_us > b.total_us
+                                              : a.op < b.op;
+            });
+  std::sort(profile.slowest.begin(), profile.slowest.end(),
+            [](const NodeRow& a, const NodeRow& b) {
+              return a.avg_us != b.avg_us ? a.avg_us > b.avg_us
+                                          : a.node < b.node;
+            });
+  if (profile.slowest.size() > 10) profile.slowest.resize(10);
+  return profile;
+}
+
+int64_t PeakRssBytes() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+std::string Mib(int64_t bytes) {
+  return absl::StrFormat("%.2f MiB", bytes / (1024.0 * 1024.0));
+}
+
+std::string JsonString(absl::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += absl::StrFormat("\\u%04x", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+struct BenchResult {
+  std::string graph;
+  int num_nodes = 0;
+  double parse_ms = 0, create_ms = 0, prepare_ms = 0, init_ms = 0;
+  double first_run_ms = 0;
+  int runs = 0;
+  double total_s = 0;
+  LatencySummary latency;
+  double runs_per_s = 0;
+  int64_t peak_bytes = 0;
+  int64_t peak_rss_bytes = 0;
+  bool profiled = false;
+  int profiled_runs = 0;
+  OpProfile profile;
+};
+
+std::string ToJson(const BenchResult& r) {
+  std::ostringstream os;
+  os << std::setprecision(6);
+  const LatencySummary& l = r.latency;
+  os << "{\n  \"graph\": " << JsonString(r.graph)
+     << ",\n  \"nodes\": " << r.num_nodes << ",\n  \"init_ms\": " << r.init_ms
+     << ",\n  \"init_breakdown_ms\": {\"parse\": " << r.parse_ms
+     << ", \"import_refine\": " << r.create_ms
+     << ", \"prune_place_kernels\": " << r.prepare_ms << "}"
+     << ",\n  \"first_run_ms\": " << r.first_run_ms
+     << ",\n  \"runs\": " << r.runs
+     << ",\n  \"latency_us\": {\"min\": " << l.min
+     << ", \"median\": " << l.median << ", \"mean\": " << l.mean
+     << ", \"p90\": " << l.p90 << ", \"p99\": " << l.p99
+     << ", \"max\": " << l.max << "}"
+     << ",\n  \"runs_per_s\": " << r.runs_per_s
+     << ",\n  \"peak_bytes\": " << r.peak_bytes
+     << ",\n  \"peak_rss_bytes\": " << r.peak_rss_bytes;
+  if (r.profiled) {
+    os << ",\n  \"profiled_runs\": " << r.profiled_runs << ",\n  \"ops\": [";
+    for (size_t i = 0; i < r.profile.ops.size(); ++i) {
+      const OpRow& op = r.profile.ops[i];
+      os << (i ? ",\n    " : "\n    ") << "{\"op\": " << JsonString(op.op)
+         << ", \"count\": " << op.count << ", \"total_us\": " << op.total_us
+         << ", \"avg_us\": " << op.avg_us << ", \"share\": " << op.share << "}";
+    }
+    os << "\n  ],\n  \"slowest_nodes\": [";
+    for (size_t i = 0; i < r.profile.slowest.size(); ++i) {
+      const NodeRow& n = r.profile.slowest[i];
+      os << (i ? ",\n    " : "\n    ") << "{\"node\": " << JsonString(n.node)
+         << ", \"op\": " << JsonString(n.op) << ", \"avg_us\": " << n.avg_us
+         << "}";
+    }
+    os << "\n  ]";
+  }
+  os << "\n}\n";
+  return os.str();
+}
+
+void PrintReport(const BenchResult& r, std::ostream& os) {
+  const LatencySummary& l = r.latency;
+  os << absl::StrFormat(
+      "init: %.3f ms (parse %.3f, import+refine %.3f, "
+      "prune+place+kernels %.3f)\n",
+      r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
+  os << absl::StrFormat("first run: %.3f ms\n", r.first_run_ms);
+  os << absl::StrFormat("runs: %d in %.3f s (%.1f runs/s)\n", r.runs, r.total_s,
+                        r.runs_per_s);
+  os << absl::StrFormat(
+      "latency (us): min %.1f  median %.1f  mean %.1f  p90 %.1f  p99 %.1f  "
+      "max %.1f\n",
+      l.min, l.median, l.mean, l.p90, l.p99, l.max);
+  os << "memory: allocator peak " << Mib(r.peak_bytes) << ", process peak RSS "
+     << Mib(r.peak_rss_bytes) << "\n";
+  if (!r.profiled) return;
+  os << "\nop profile (" << r.profiled_runs
+     << " traced runs; time per step, share of the summed node time):\n";
+  os << absl::StrFormat("  %-24s %6s %12s %12s %7s\n", "op", "nodes",
+                        "total us", "avg us", "share");
+  for (const OpRow& op : r.profile.ops) {
+    os << absl::StrFormat("  %-24s %6d %12.2f %12.2f %6.1f%%\n", op.op,
+                          op.count, op.total_us, op.avg_us, 100 * op.share);
+  }
+  os << "\nslowest nodes (average us per step):\n";
+  for (const NodeRow& n : r.profile.slowest) {
+    os << absl::StrFormat("  %12.2f  %s (%s)\n", n.avg_us, n.node, n.op);
+  }
+}
+
+// Rewrites one stderr line in place, at most every 200 ms.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled) {}
+  void Update(int done, int total, double elapsed_s, double budget_s) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    if (total > 0) {
+      std::fprintf(stderr, "\rbench: run %d/%d", done, total);
+    } else {
+      std::fprintf(stderr, "\rbench: %d runs, %.1f/%.1f s", done, elapsed_s,
+                   budget_s);
+    }
+    std::fflush(stderr);
+  }
+  void Done() {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  Clock::time_point last_{};
+};
+
+}  // namespace
+
+int BenchMain(const CommandContext& ctx) {
+  GraphRunFlags flags;
+  BenchFlags bench;
+  Status parsed = ParseGraphRunFlags(
+      ctx.args, &flags,
+      [&](const std::string& name, const FlagValueFn& value) -> StatusOr<bool> {
+        std::string v;
+        if (name == "--shape") {
+          MF_RETURN_IF_ERROR(value(&v));
+          MF_RETURN_IF_ERROR(ParseShapeFlag(v, &bench));
+        } else if (name == "--warmup") {
+          MF_RETURN_IF_ERROR(value(&v));
+          MF_RETURN_IF_ERROR(ParseIntFlag("--warmup", v, 0, &bench.warmup));
+        } else if (name == "--runs") {
+          MF_RETURN_IF_ERROR(value(&v));
+          MF_RETURN_IF_ERROR(ParseIntFlag("--runs", v, 1, &bench.runs));
+        } else if (name == "--min-time") {
+          MF_RETURN_IF_ERROR(value(&v));
+          MF_RETURN_IF_ERROR(
+              ParsePositiveDoubleFlag("--min-time", v, &bench.min_time_s));
+        } else if (name == "--op-profile") {
+          bench.op_profile = true;
+        } else if (name == "--json") {
+          MF_RETURN_IF_ERROR(value(&bench.json));
+        } else {
+          return false;
+        }
+        return true;
+      });
+  if (!parsed.ok()) {
+    *ctx.err << "minflow bench: " << parsed.message()
+             << "\nRun 'minflow help bench' for usage.\n";
+    return kExitUsage;
+  }
+  auto fail = [&](const Status& s, int code) {
+    *ctx.err << "minflow bench: " << s.message() << "\n";
+    return code;
+  };
+
+  BenchResult result;
+  result.graph = flags.graph;
+  const auto parse_start = Clock::now();
+  GraphDef graph_def;
+  Status s = ReadGraphDefFile(flags.graph, &graph_def);
+  if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
+  result.parse_ms = MillisSince(parse_start);
+  result.num_nodes = graph_def.node_size();
+
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  s = MakeFeeds(graph_def, flags, &feeds);
+  if (!s.ok()) return fail(s, kExitFailure);
+  std::vector<std::string> notes;
+  s = AddRandomPlaceholderFeeds(graph_def, bench, &feeds, &notes);
+  if (!s.ok()) return fail(s, kExitFailure);
+  if (flags.fetches.empty() && flags.targets.empty()) {
+    flags.fetches = DefaultFetches(graph_def);
+  }
+
+  *ctx.out << "graph: " << flags.graph << " (" << result.num_nodes
+           << " nodes)\n";
+  for (const std::string& note : notes) *ctx.out << "feed " << note << "\n";
+  for (const auto& [name, tensor] : feeds) {
+    if (std::find_if(notes.begin(), notes.end(), [&](const std::string& n) {
+          return absl::StartsWith(n, name + ":");
+        }) != notes.end()) {
+      continue;
+    }
+    *ctx.out << "feed " << name << ": " << DataTypeString(tensor.dtype()) << " "
+             << tensor.shape().DebugString() << "\n";
+  }
+
+  const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+  const auto create_start = Clock::now();
+  auto session = Session::Create(graph_def, options);
+  if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
+  result.create_ms = MillisSince(create_start);
+
+  CallableOptions callable;
+  std::vector<Tensor> feed_tensors;
+  for (const auto& [name, tensor] : feeds) {
+    callable.add_feed(name);
+    feed_tensors.push_back(tensor);
+  }
+  for (const std::string& f : flags.fetches) callable.add_fetch(f);
+  for (const std::string& t : flags.targets) callable.add_target(t);
+  const auto prepare_start = Clock::now();
+  Session::CallableHandle timed;
+  s = (*session)->MakeCallable(callable, &timed);
+  if (!s.ok()) return fail(s, kExitFailure);
+  result.prepare_ms = MillisSince(prepare_start);
+  result.init_ms = result.parse_ms + result.create_ms + result.prepare_ms;
+
+  std::vector<Tensor> outputs;
+  const auto first_start = Clock::now();
+  s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
+  if (!s.ok()) return fail(s, kExitFailure);
+  result.first_run_ms = MillisSince(first_start);
+  for (int i = 0; i < bench.warmup; ++i) {
+    s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
+    if (!s.ok()) return fail(s, kExitFailure);
+  }
+
+  Progress progress(isatty(STDERR_FILENO) != 0);
+  std::vector<double> latencies_us;
+  const auto timed_start = Clock::now();
+  while (true) {
+    const double elapsed_s = MillisSince(timed_start) / 1000;
+    const int done = static_cast<int>(latencies_us.size());
+    if (bench.runs > 0 ? done >= bench.runs
+                       : (done > 0 && elapsed_s >= bench.min_time_s)) {
+      result.total_s = elapsed_s;
+      break;
+    }
+    progress.Update(done, bench.runs, elapsed_s, bench.min_time_s);
+    const auto start = Clock::now();
+    s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
+    if (!s.ok()) {
+      progress.Done();
+      return fail(s, kExitFailure);
+    }
+    latencies_us.push_back(MillisSince(start) * 1000);
+  }
+  progress.Done();
+  result.runs = static_cast<int>(latencies_us.size());
+  result.latency = Summarize(latencies_us);
+  double sum_us = 0;
+  for (double us : latencies_us) sum_us += us;
+  result.runs_per_s = sum_us > 0 ? result.runs / (sum_us / 1e6) : 0;
+
+  if (bench.op_profile || !flags.trace.empty()) {
+    callable.mutable_run_options()->set_trace_level(RunOptions::FULL_TRACE);
+    Session::CallableHandle traced;
+    s = (*session)->MakeCallable(callable, &traced);
+    if (!s.ok()) return fail(s, kExitFailure);
+    const int traced_runs = bench.op_profile ? std::min(result.runs, 100) : 1;
+    std::vector<StepStats> steps;
+    for (int i = 0; i < traced_runs; ++i) {
+      RunMetadata metadata;
+      s = (*session)->RunCallable(traced, feed_tensors, &outputs, &metadata);
+      if (!s.ok()) return fail(s, kExitFailure);
+      steps.push_back(std::move(*metadata.mutable_step_stats()));
+    }
+    if (bench.op_profile) {
+      result.profiled = true;
+      result.profiled_runs = traced_runs;
+      result.profile = BuildOpProfile(steps);
+    }
+    if (!flags.trace.empty()) {
+      s = WriteTraceFile(flags.trace, steps.back());
+      if (!s.ok()) return fail(s, kExitFailure);
+    }
+  }
+  result.peak_bytes = cpu_allocator()->GetStats().peak_bytes_in_use;
+  result.peak_rss_bytes = PeakRssBytes();
+
+  PrintReport(result, *ctx.out);
+  if (!bench.json.empty()) {
+    std::ofstream file(bench.json);
+    file << ToJson(result);
+    file.close();
+    if (!file) {
+      return fail(errors::PermissionDenied("Cannot write '", bench.json, "'"),
+                  kExitFailure);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace tools
+}  // namespace minflow

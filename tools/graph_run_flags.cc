@@ -1,0 +1,296 @@
+#include "tools/graph_run_flags.h"
+
+#include <fstream>
+#include <random>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "minflow/config.pb.h"
+#include "minflow/core/npy.h"
+#include "minflow/framework/node_def_util.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/tensor_literal.h"
+#include "minflow/graph/subgraph.h"
+#include "minflow/runtime/trace.h"
+#include "tools/command.h"
+
+namespace minflow {
+namespace tools {
+
+Status ParseIntFlag(const std::string& flag, const std::string& value, int min,
+                    int* out) {
+  if (!absl::SimpleAtoi(value, out) || *out < min) {
+    return errors::InvalidArgument(flag, " must be an integer >= ", min,
+                                   ", but got '", value, "'");
+  }
+  return OkStatus();
+}
+
+Status ParsePositiveDoubleFlag(const std::string& flag,
+                               const std::string& value, double* out) {
+  if (!absl::SimpleAtod(value, out) || !(*out > 0)) {
+    return errors::InvalidArgument(flag, " must be a number > 0, but got '",
+                                   value, "'");
+  }
+  return OkStatus();
+}
+
+Status ParseGraphRunFlags(const std::vector<std::string>& args,
+                          GraphRunFlags* flags, const ExtraFlagFn& extra) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const FlagValueFn value = [&](std::string* out) -> Status {
+      const size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        *out = arg.substr(eq + 1);
+        return OkStatus();
+      }
+      if (i + 1 >= args.size()) {
+        return errors::InvalidArgument(arg, " needs a value");
+      }
+      *out = args[++i];
+      return OkStatus();
+    };
+    const std::string name = arg.substr(0, arg.find('='));
+    std::string v;
+    if (name == "--feed") {
+      MF_RETURN_IF_ERROR(value(&v));
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return errors::InvalidArgument(
+            "--feed must be NAME[:K]=VALUE, but got '", v, "'");
+      }
+      flags->feeds.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (name == "--fetch") {
+      MF_RETURN_IF_ERROR(value(&v));
+      flags->fetches.push_back(v);
+    } else if (name == "--target") {
+      MF_RETURN_IF_ERROR(value(&v));
+      flags->targets.push_back(v);
+    } else if (name == "--threads") {
+      MF_RETURN_IF_ERROR(value(&v));
+      MF_RETURN_IF_ERROR(ParseIntFlag("--threads", v, 0, &flags->threads));
+    } else if (name == "--inter-op") {
+      MF_RETURN_IF_ERROR(value(&v));
+      MF_RETURN_IF_ERROR(ParseIntFlag("--inter-op", v, 0, &flags->inter_op));
+    } else if (name == "--device") {
+      MF_RETURN_IF_ERROR(value(&flags->device));
+      if (flags->device != "cpu" && flags->device != "gpu") {
+        return errors::InvalidArgument("--device must be cpu or gpu, but got '",
+                                       flags->device, "'");
+      }
+    } else if (name == "--trace") {
+      MF_RETURN_IF_ERROR(value(&flags->trace));
+    } else if (name == "--log-device-placement") {
+      flags->log_placement = true;
+    } else if (absl::StartsWith(arg, "-")) {
+      MF_ASSIGN_OR_RETURN(const bool known, extra(name, value));
+      if (!known) return errors::InvalidArgument("Unknown option '", arg, "'");
+    } else if (flags->graph.empty()) {
+      flags->graph = arg;
+    } else {
+      return errors::InvalidArgument("Unexpected argument '", arg, "'");
+    }
+  }
+  if (flags->graph.empty()) return errors::InvalidArgument("GRAPH is missing");
+  return OkStatus();
+}
+
+void PrintGraphRunFlagsHelp(std::ostream& os) {
+  os << R"(  --feed NAME[:K]=VALUE   Feed a tensor. VALUE is one of
+                            a literal:  [[1,2],[3,4]]   int64:[2,-1]
+                                        string:["a","b"]   (an untyped
+                                        literal takes the fed tensor's dtype;
+                                        otherwise integers are int32 and
+                                        reals float32)
+                            a file:     @input.npy
+                            random:     random:float32:[8,784]
+  --fetch NAME[:K]        Tensor to fetch (repeatable). Default: every output
+                          of every node that nothing else consumes.
+  --target NODE           Node to run for its effect only (repeatable).
+  --threads N             Intra-op threads (0 = all cores; default 0).
+  --inter-op N            Inter-op threads (0 = all cores; default 0).
+  --device cpu|gpu        cpu: hide GPUs. gpu: place nodes without a device
+                          request on GPU:0, falling back to the CPU for ops
+                          without a GPU kernel.
+  --trace FILE            Write a step's timeline as Chrome trace JSON (open
+                          it in ui.perfetto.dev or chrome://tracing).
+  --log-device-placement  Print each node's device to stderr.
+  --load LIB              Load a custom-op library first (repeatable).
+)";
+}
+
+Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out) {
+  MF_ASSIGN_OR_RETURN(Tensor t,
+                      Tensor::Allocate(cpu_allocator(), dtype, shape));
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<float> real(0.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  const int64_t n = t.NumElements();
+  switch (dtype) {
+    case DT_FLOAT:
+      for (int64_t i = 0; i < n; ++i) t.flat<float>()(i) = real(rng);
+      break;
+    case DT_DOUBLE:
+      for (int64_t i = 0; i < n; ++i) t.flat<double>()(i) = real(rng);
+      break;
+    case DT_HALF:
+      for (int64_t i = 0; i < n; ++i) t.flat<half>()(i) = half(real(rng));
+      break;
+    case DT_BFLOAT16:
+      for (int64_t i = 0; i < n; ++i) {
+        t.flat<bfloat16>()(i) = bfloat16(real(rng));
+      }
+      break;
+    case DT_INT8:
+      for (int64_t i = 0; i < n; ++i) t.flat<int8_t>()(i) = small(rng);
+      break;
+    case DT_INT16:
+      for (int64_t i = 0; i < n; ++i) t.flat<int16_t>()(i) = small(rng);
+      break;
+    case DT_INT32:
+      for (int64_t i = 0; i < n; ++i) t.flat<int32_t>()(i) = small(rng);
+      break;
+    case DT_INT64:
+      for (int64_t i = 0; i < n; ++i) t.flat<int64_t>()(i) = small(rng);
+      break;
+    case DT_UINT8:
+      for (int64_t i = 0; i < n; ++i) t.flat<uint8_t>()(i) = small(rng);
+      break;
+    case DT_BOOL:
+      for (int64_t i = 0; i < n; ++i) t.flat<bool>()(i) = small(rng) % 2;
+      break;
+    default:
+      return errors::InvalidArgument(
+          "random data of type ", DataTypeString(dtype), " is not supported");
+  }
+  *out = std::move(t);
+  return OkStatus();
+}
+
+namespace {
+
+// "random:float32:[8,784]" (without the "random:").
+Status RandomTensorFromSpec(absl::string_view spec, Tensor* out) {
+  std::vector<std::string> parts =
+      absl::StrSplit(spec, absl::MaxSplits(':', 1));
+  DataType dtype;
+  if (parts.size() != 2 || !DataTypeFromString(parts[0], &dtype)) {
+    return errors::InvalidArgument(
+        "random feed must be random:DTYPE:[d0,d1,...], but got 'random:", spec,
+        "'");
+  }
+  Tensor dims;
+  MF_RETURN_IF_ERROR(
+      ParseTensorLiteral(absl::StrCat("int64:", parts[1]), &dims));
+  if (dims.dims() != 1) {
+    return errors::InvalidArgument(
+        "random feed shape must be a list such as [8,784], but got ", parts[1]);
+  }
+  TensorShape shape;
+  MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(
+      absl::MakeConstSpan(dims.flat<int64_t>().data(), dims.NumElements()),
+      &shape));
+  return RandomTensor(dtype, shape, out);
+}
+
+// The dtype of the tensor a feed replaces, or DT_INVALID when the graph
+// does not say (unknown node or op): then the literal's own rule applies.
+DataType FedDtype(const GraphDef& def, const std::string& feed) {
+  TensorId id;
+  if (!ParseTensorName(feed, &id).ok()) return DT_INVALID;
+  for (const NodeDef& n : def.node()) {
+    if (n.name() != id.node) continue;
+    const OpDef* op_def = nullptr;
+    DataType dtype = DT_INVALID;
+    if (!OpRegistry::Global()->LookUpOpDef(n.op(), &op_def).ok() ||
+        !OutputTypeForNode(n, *op_def, id.port, &dtype).ok()) {
+      return DT_INVALID;
+    }
+    return BaseType(dtype);
+  }
+  return DT_INVALID;
+}
+
+Status FeedValue(const std::string& value, DataType fed_dtype, Tensor* out) {
+  if (absl::StartsWith(value, "@")) return ReadNpyFile(value.substr(1), out);
+  if (absl::StartsWith(value, "random:")) {
+    return RandomTensorFromSpec(value.substr(7), out);
+  }
+  if (fed_dtype == DT_INVALID) return ParseTensorLiteral(value, out);
+  return ParseTensorLiteral(value, fed_dtype, out);
+}
+
+}  // namespace
+
+Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
+                 std::vector<std::pair<std::string, Tensor>>* feeds) {
+  for (const auto& [name, value] : flags.feeds) {
+    Tensor t;
+    Status s = FeedValue(value, FedDtype(graph_def, name), &t);
+    if (!s.ok()) return errors::Prefix(s, "--feed ", name, ": ");
+    feeds->emplace_back(name, std::move(t));
+  }
+  return OkStatus();
+}
+
+std::vector<std::string> DefaultFetches(const GraphDef& graph_def) {
+  absl::flat_hash_set<std::string> consumed;
+  for (const NodeDef& n : graph_def.node()) {
+    for (const std::string& in : n.input()) {
+      TensorId id;
+      if (!absl::StartsWith(in, "^") && ParseTensorName(in, &id).ok()) {
+        consumed.insert(id.node);
+      }
+    }
+  }
+  std::vector<std::string> fetches;
+  for (const NodeDef& n : graph_def.node()) {
+    if (!consumed.contains(n.name()) && n.op() != "NoOp") {
+      fetches.push_back(n.name());
+    }
+  }
+  return fetches;
+}
+
+SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
+                                  GraphDef* graph_def) {
+  SessionOptions options;
+  options.config.set_intra_op_parallelism_threads(flags.threads);
+  options.config.set_inter_op_parallelism_threads(flags.inter_op);
+  options.config.set_log_device_placement(flags.log_placement);
+  if (flags.device == "cpu") {
+    (*options.config.mutable_device_count())["GPU"] = 0;
+  } else if (flags.device == "gpu") {
+    options.config.set_allow_soft_placement(true);
+    for (NodeDef& n : *graph_def->mutable_node()) {
+      if (n.device().empty()) n.set_device("/device:GPU:0");
+    }
+  }
+  return options;
+}
+
+int ExitCodeForLoadError(const Status& status) {
+  // ReadGraphDefFile says NotFound / DataLoss for a file it cannot open or
+  // read and prefixes parse errors with the path; everything after reading
+  // (parse, import, refine, place) is about the graph itself.
+  if (absl::StartsWith(status.message(), "Cannot open graph file") ||
+      absl::StartsWith(status.message(), "Error reading")) {
+    return kExitFailure;
+  }
+  return kExitInvalidGraph;
+}
+
+Status WriteTraceFile(const std::string& path, const StepStats& step_stats) {
+  std::ofstream file(path);
+  file << StepStatsToChromeTrace(step_stats);
+  file.close();
+  if (!file) return errors::PermissionDenied("Cannot write '", path, "'");
+  return OkStatus();
+}
+
+}  // namespace tools
+}  // namespace minflow

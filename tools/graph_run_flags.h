@@ -1,0 +1,84 @@
+// What `minflow run` and `minflow bench` share: the flags that say which
+// graph to run, what to feed, fetch and target, on which device with how
+// many threads; turning them into feeds and SessionOptions; and the exit
+// code a failed load or Create maps to.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "minflow/core/status.h"
+#include "minflow/core/tensor.h"
+#include "minflow/graph.pb.h"
+#include "minflow/runtime/session.h"
+#include "minflow/step_stats.pb.h"
+
+namespace minflow {
+namespace tools {
+
+struct GraphRunFlags {
+  std::string graph;
+  std::vector<std::pair<std::string, std::string>> feeds;  // name, value
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  int threads = 0;     // intra-op; 0 = all cores
+  int inter_op = 0;    // 0 = all cores
+  std::string device;  // "", "cpu" or "gpu"
+  std::string trace;   // Chrome trace JSON path, or empty
+  bool log_placement = false;
+};
+
+// Hands a subcommand the flags ParseGraphRunFlags does not know. `value`
+// fetches the flag's value (from "--flag=v" or the next argument). Returns
+// true when the flag was the subcommand's, false when it is unknown.
+using FlagValueFn = std::function<Status(std::string*)>;
+using ExtraFlagFn =
+    std::function<StatusOr<bool>(const std::string& name, const FlagValueFn&)>;
+
+// Parses `args` (after the subcommand's name). InvalidArgument, meant for
+// a usage error, on unknown flags, missing values and a missing GRAPH.
+Status ParseGraphRunFlags(const std::vector<std::string>& args,
+                          GraphRunFlags* flags, const ExtraFlagFn& extra);
+
+// "--flag must be an integer >= min" unless `value` is one.
+Status ParseIntFlag(const std::string& flag, const std::string& value, int min,
+                    int* out);
+// Same for a real number > 0.
+Status ParsePositiveDoubleFlag(const std::string& flag,
+                               const std::string& value, double* out);
+
+// The `--flags` paragraph both subcommands' help texts print.
+void PrintGraphRunFlagsHelp(std::ostream& os);
+
+// Uniform [0,1) reals, small integers or random bools, from a fixed seed so
+// runs repeat.
+Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out);
+
+// Turns --feed specs into tensors: an untyped literal takes the dtype of the
+// tensor it feeds; "@file.npy", "random:DTYPE:[dims]" and typed literals
+// say their own.
+Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
+                 std::vector<std::pair<std::string, Tensor>>* feeds);
+
+// Outputs of the nodes nothing consumes: what a user most likely wants.
+std::vector<std::string> DefaultFetches(const GraphDef& graph_def);
+
+// SessionOptions for the flags. --device gpu asks for GPU:0 on every node
+// without a request (soft placement keeps ops without a GPU kernel on the
+// CPU), which is why the GraphDef may change.
+SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
+                                  GraphDef* graph_def);
+
+// kExitFailure when the graph file cannot be read at all, kExitInvalidGraph
+// when it was read but does not parse, import, refine or place.
+int ExitCodeForLoadError(const Status& status);
+
+// Writes a step's timeline as Chrome trace-event JSON.
+Status WriteTraceFile(const std::string& path, const StepStats& step_stats);
+
+}  // namespace tools
+}  // namespace minflow
