@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "minflow/core/logging.h"
 #include "minflow/framework/op_def_util.h"
+#include "minflow/framework/selective_registration.h"
 #include "minflow/op_def.pb.h"
 
 namespace minflow {
@@ -141,6 +142,8 @@ Status OpRegistry::CallDeferred() const {
 Status OpRegistry::RegisterAlreadyLocked(const Deferred& deferred) const {
   auto op_reg_data = std::make_unique<OpRegistrationData>();
   Status s = deferred.factory(op_reg_data.get());
+  // A selective build leaves out what its graphs do not need, silently.
+  if (s.ok() && !OpIsSelected(op_reg_data->op_def.name())) return OkStatus();
   if (s.ok()) s = ValidateOpDef(op_reg_data->op_def);
   const std::string name = op_reg_data->op_def.name();
   if (s.ok()) {
