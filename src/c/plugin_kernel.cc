@@ -140,12 +140,17 @@ Status AllOutputsUnknown(InferenceContext* c) {
 // stay unknown whatever it returned.
 Status PrepareShapeFn(const OperatorSpec& spec, const OpDef& op_def,
                       InferenceContext* c) {
-  std::vector<std::vector<int64_t>> dims(c->num_inputs());
+  std::vector<TensorShape> shapes(c->num_inputs());
   for (int i = 0; i < c->num_inputs(); ++i) {
     ShapeHandle s = c->input(i);
     if (!InferenceContext::FullyDefined(s)) return AllOutputsUnknown(c);
+    std::vector<int64_t> dims;
     for (int d = 0; d < InferenceContext::Rank(s); ++d) {
-      dims[i].push_back(InferenceContext::Value(c->Dim(s, d)));
+      dims.push_back(InferenceContext::Value(c->Dim(s, d)));
+    }
+    // A shape no tensor can have (too many elements) cannot reach Prepare.
+    if (!TensorShape::BuildTensorShape(dims, &shapes[i]).ok()) {
+      return AllOutputsUnknown(c);
     }
   }
   DataTypeVector input_types;
@@ -165,9 +170,8 @@ Status PrepareShapeFn(const OperatorSpec& spec, const OpDef& op_def,
       MF_KernelContext::Input& in = ctx.inputs[i];
       in.dtype = i < static_cast<int>(input_types.size()) ? input_types[i]
                                                           : DT_INVALID;
-      in.dims = dims[i];
-      in.num_elements = 1;
-      for (int64_t d : dims[i]) in.num_elements *= d;
+      in.dims = shapes[i].dim_sizes();
+      in.num_elements = shapes[i].num_elements();
     }
     s = RunCallback(spec, &ctx, state);
   }

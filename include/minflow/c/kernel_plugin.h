@@ -39,8 +39,9 @@
  *   Init(init_ctx, user_data) -> kernel_state   once per node per session,
  *       when the kernel is made; reads attrs and dtypes. Optional: without
  *       it kernel_state is the operator's user_data.
- *   Free(kernel_state, user_data)   once, when the kernel is destroyed
- *       (also after an Init that reported an error, if it returned non-NULL).
+ *   Free(kernel_state, user_data)   once for each non-NULL state Init
+ *       returned, when the kernel is destroyed (also when Init reported an
+ *       error). Optional; never called for operators without Init.
  *   Prepare(ctx, kernel_state)   before every Invoke: checks inputs, sets
  *       output shapes (KernelContext_SetOutputShape). Optional.
  *   Invoke(ctx, kernel_state)   reads inputs, writes every output.
@@ -74,17 +75,22 @@
  * Ownership. Handles are owned by minflow and valid only during the call
  * that received them: never keep a context after the callback returns.
  * Strings passed in are copied; strings returned point into minflow and
- * live as long as the context. Input data is read-only. Output data lives
- * as long as the output tensor; temporaries until the callback returns.
- * MF_PluginOperator is owned by the plugin until RegisterOperator (which
- * always takes it) or OperatorDelete. user_data is never freed by minflow
- * (a plugin library is never unloaded).
+ * live as long as the context. Input data is read-only; input, output and
+ * temporary data pointers are valid until the callback returns. An
+ * MF_PluginOperator lives until RegisterOperator (which always takes it),
+ * OperatorDelete, or the end of MF_PluginInit, whichever comes first.
+ * user_data is never freed by minflow (a plugin library is never
+ * unloaded).
  *
- * Threading. Init and Free run once per kernel. Prepare and Invoke of one
- * kernel may run concurrently from different steps (Session::Run from
- * several threads), always with distinct contexts: treat kernel_state and
- * user_data as read-only there, or synchronise. A context must be used only
- * on the thread that received it. MF_PluginInit runs once, on one thread.
+ * Threading. Init and Free run once per kernel, but kernels of different
+ * nodes and sessions (and the shape-inference calls) may be made at the
+ * same time: Init may run concurrently with itself and with Invoke, so
+ * user_data is shared read-only. Prepare and Invoke of one kernel may run
+ * concurrently from different steps (Session::Run from several threads),
+ * always with distinct contexts: treat kernel_state as read-only there, or
+ * synchronise. A context must be used only on the thread that received it
+ * (data pointers may be shared with worker threads during the call).
+ * MF_PluginInit runs once, on one thread.
  *
  * Data types are TensorFlow's DataType numbers; bool is one byte holding 0
  * or 1; half and bfloat16 are 16-bit storage. Data pointers of tensors with
