@@ -78,6 +78,16 @@ StatusOr<std::vector<Tensor>> RunGraph(
   return out;
 }
 
+// The shape the refiner infers for output 0 of `node` ("[2,3]", "?"), or
+// the refiner's error.
+std::string InferredShape(const GraphDef& graph, const char* node) {
+  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
+  Status s = refiner.RefineGraphDef(graph);
+  if (!s.ok()) return s.ToString();
+  return refiner.ShapeString(
+      refiner.output_shape(refiner.graph_def_view()->FindNode(node), 0));
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -396,10 +406,7 @@ TEST(PluginKernelApiTest, PrepareInfersShapesWhenInputShapesAreKnown) {
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(
       Accumulate("DT_FLOAT", "dim { size: 2 } dim { size: 3 }",
                  "dim { size: 2 } dim { size: 3 }"));
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  MF_ASSERT_OK(refiner.RefineGraphDef(graph));
-  const int sum = refiner.graph_def_view()->FindNode("sum");
-  EXPECT_EQ(refiner.ShapeString(refiner.output_shape(sum, 0)), "[2,3]");
+  EXPECT_EQ(InferredShape(graph, "sum"), "[2,3]");
 }
 
 TEST(PluginKernelApiTest, PrepareLeavesShapesUnknownWhenInputsAreNot) {
@@ -407,10 +414,7 @@ TEST(PluginKernelApiTest, PrepareLeavesShapesUnknownWhenInputsAreNot) {
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(
       Accumulate("DT_FLOAT", "dim { size: -1 } dim { size: 3 }",
                  "dim { size: 2 } dim { size: 3 }"));
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  MF_ASSERT_OK(refiner.RefineGraphDef(graph));
-  const int sum = refiner.graph_def_view()->FindNode("sum");
-  EXPECT_EQ(refiner.ShapeString(refiner.output_shape(sum, 0)), "?");
+  EXPECT_EQ(InferredShape(graph, "sum"), "?");
 }
 
 TEST(PluginKernelApiTest,
@@ -450,10 +454,7 @@ TEST(PluginKernelApiTest, PrepareReadsConstantInputsDuringShapeInference) {
   LoadTestPlugin();
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(
       absl::Substitute(kShapeFromConst, 2, "int_val: 2 int_val: 3"));
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  MF_ASSERT_OK(refiner.RefineGraphDef(graph));
-  const int y = refiner.graph_def_view()->FindNode("y");
-  EXPECT_EQ(refiner.ShapeString(refiner.output_shape(y, 0)), "[2,3]");
+  EXPECT_EQ(InferredShape(graph, "y"), "[2,3]");
 
   auto out = RunGraph(
       absl::Substitute(kShapeFromConst, 2, "int_val: 2 int_val: 0"), {}, {"y"});
@@ -479,10 +480,7 @@ TEST(PluginKernelApiTest, PrepareNeedingAFedValueLeavesShapesUnknown) {
     node { name: "y" op: "Test>ShapeFromValue" input: "shape" }
   )pb";
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(kFed);
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  MF_ASSERT_OK(refiner.RefineGraphDef(graph));
-  const int y = refiner.graph_def_view()->FindNode("y");
-  EXPECT_EQ(refiner.ShapeString(refiner.output_shape(y, 0)), "?");
+  EXPECT_EQ(InferredShape(graph, "y"), "?");
 
   auto out = RunGraph(kFed, {{"shape", test::AsTensor<int32_t>({4})}}, {"y"});
   MF_ASSERT_OK(out.status());
@@ -710,24 +708,15 @@ TEST(PluginKernelApiTest, AtanPluginInfersShapesAndIsOwnedByItsLibrary) {
   EXPECT_EQ(reg->owner, MINFLOW_ATAN_PLUGIN);
   GraphDef graph = ParseTextProtoOrDie<GraphDef>(ReadFile(
       std::string(MINFLOW_C_PLUGIN_EXAMPLE_DIR) + "/atan_offset.pbtxt"));
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  MF_ASSERT_OK(refiner.RefineGraphDef(graph));
   // x is [?]: the plugin's Prepare does not run, y stays unknown.
-  EXPECT_EQ(refiner.ShapeString(refiner.output_shape(
-                refiner.graph_def_view()->FindNode("y"), 0)),
-            "?");
-
+  EXPECT_EQ(InferredShape(graph, "y"), "?");
   graph.mutable_node(0)
       ->mutable_attr()
       ->at("shape")
       .mutable_shape()
       ->mutable_dim(0)
       ->set_size(5);
-  ShapeRefiner known(graph.versions().producer(), OpRegistry::Global());
-  MF_ASSERT_OK(known.RefineGraphDef(graph));
-  EXPECT_EQ(known.ShapeString(
-                known.output_shape(known.graph_def_view()->FindNode("y"), 0)),
-            "[5]");
+  EXPECT_EQ(InferredShape(graph, "y"), "[5]");
 }
 
 TEST(PluginKernelApiTest, AtanPluginRejectsATypeOutsideItsSpec) {
