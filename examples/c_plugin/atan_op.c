@@ -18,47 +18,47 @@
 static const MF_PluginApi* api;
 
 /* Checks the input and gives the output the input's shape. */
-static MF_PluginCode AtanPrepare(MF_KernelContext* ctx, void* kernel_state) {
+static MF_Code AtanPrepare(MF_KernelContext* ctx, void* kernel_state) {
   int64_t dims[256];
   int32_t rank;
   int32_t d;
   (void)kernel_state;
   if (api->KernelContext_NumInputs(ctx) != 1 ||
       api->KernelContext_NumOutputs(ctx) != 1) {
-    api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+    api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                 "Examples>Atan takes one input and gives "
                                 "one output");
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   rank = api->KernelContext_InputNumDims(ctx, 0);
-  if (rank < 0 || rank > 256) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (rank < 0 || rank > 256) return MF_INVALID_ARGUMENT;
   for (d = 0; d < rank; ++d) dims[d] = api->KernelContext_InputDim(ctx, 0, d);
   return api->KernelContext_SetOutputShape(ctx, 0, dims, rank);
 }
 
 /* y[i] = atan(x[i]). A NULL pointer means minflow has recorded why. */
-static MF_PluginCode AtanInvoke(MF_KernelContext* ctx, void* kernel_state) {
-  const MF_PluginDataType dtype = api->KernelContext_InputDataType(ctx, 0);
+static MF_Code AtanInvoke(MF_KernelContext* ctx, void* kernel_state) {
+  const MF_DataType dtype = api->KernelContext_InputDataType(ctx, 0);
   const int64_t n = api->KernelContext_InputNumElements(ctx, 0);
   int64_t i;
   (void)kernel_state;
-  if (dtype == MF_PLUGIN_FLOAT) {
+  if (dtype == MF_FLOAT) {
     const float* x = (const float*)api->KernelContext_InputData(ctx, 0, dtype);
     float* y = (float*)api->KernelContext_OutputData(ctx, 0, dtype);
-    if (x == NULL || y == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+    if (x == NULL || y == NULL) return MF_INVALID_ARGUMENT;
     for (i = 0; i < n; ++i) y[i] = atanf(x[i]);
-  } else if (dtype == MF_PLUGIN_DOUBLE) {
+  } else if (dtype == MF_DOUBLE) {
     const double* x =
         (const double*)api->KernelContext_InputData(ctx, 0, dtype);
     double* y = (double*)api->KernelContext_OutputData(ctx, 0, dtype);
-    if (x == NULL || y == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+    if (x == NULL || y == NULL) return MF_INVALID_ARGUMENT;
     for (i = 0; i < n; ++i) y[i] = atan(x[i]);
   } else {
-    api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+    api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                 "Examples>Atan supports float and double");
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 MF_PLUGIN_EXPORT int32_t MF_PluginInit(const MF_PluginApiBase* base,
@@ -78,5 +78,5 @@ MF_PLUGIN_EXPORT int32_t MF_PluginInit(const MF_PluginApiBase* base,
   api->OperatorSetInvoke(op, AtanInvoke);
   /* Prepare depends on the input's shape only, so it can infer shapes. */
   api->OperatorSetShapeInference(op, MF_PLUGIN_SHAPES_FROM_PREPARE);
-  return api->RegisterOperator(registrar, op) == MF_PLUGIN_OK ? 0 : 1;
+  return api->RegisterOperator(registrar, op) == MF_OK ? 0 : 1;
 }

@@ -60,20 +60,20 @@ void* CallScope::CurrentHandle(HandleKind kind) {
              : nullptr;
 }
 
-absl::StatusCode ToStatusCode(MF_PluginCode code) {
+absl::StatusCode ToStatusCode(MF_Code code) {
   if (code <= 0 || code > static_cast<int>(absl::StatusCode::kUnauthenticated))
     return absl::StatusCode::kUnknown;
   return static_cast<absl::StatusCode>(code);
 }
 
-MF_PluginCode ToPluginCode(const Status& status) {
-  return static_cast<MF_PluginCode>(status.code());
+MF_Code ToPluginCode(const Status& status) {
+  return static_cast<MF_Code>(status.code());
 }
 
-Status CallbackStatus(const ErrorSink& sink, MF_PluginCode code,
+Status CallbackStatus(const ErrorSink& sink, MF_Code code,
                       const OperatorSpec& spec, absl::string_view callback) {
   if (!sink.ok()) return sink.status();
-  if (code == MF_PLUGIN_OK) return OkStatus();
+  if (code == MF_OK) return OkStatus();
   return Status(
       ToStatusCode(code),
       absl::StrCat(callback, " of ", spec.description, " returned error code ",
@@ -173,14 +173,14 @@ bool BuildShape(ErrorSink* sink, const char* fn, const int64_t* dims,
 
 // True when data of `dtype` may cross the ABI and `asked` is that dtype.
 bool CheckDataType(ErrorSink* sink, const char* fn, DataType dtype,
-                   MF_PluginDataType asked) {
+                   MF_DataType asked) {
   if (!DataTypeCanUseMemcpy(dtype)) {
     sink->Misuse(fn, absl::StrCat("tensors of type ", DataTypeString(dtype),
                                   " have no data access through the plugin "
                                   "API"));
     return false;
   }
-  if (asked != static_cast<MF_PluginDataType>(dtype)) {
+  if (asked != static_cast<MF_DataType>(dtype)) {
     DataType asked_type = static_cast<DataType>(asked);
     sink->Misuse(fn, absl::StrCat("dtype must be the tensor's (",
                                   DataTypeString(dtype), "), but got ",
@@ -326,13 +326,12 @@ Status CheckOperator(const MF_PluginRegistrar& r, const MF_PluginOperator& op,
   return OkStatus();
 }
 
-MF_PluginCode RegisterOperator(MF_PluginRegistrar* registrar,
-                               MF_PluginOperator* op) {
+MF_Code RegisterOperator(MF_PluginRegistrar* registrar, MF_PluginOperator* op) {
   constexpr char fn[] = "RegisterOperator";
   MF_PluginRegistrar* r = UseRegistrar(registrar, fn);
-  if (r == nullptr) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (r == nullptr) return MF_INVALID_ARGUMENT;
   MF_PluginOperator* o = UseOperator(op, fn);
-  if (o == nullptr) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (o == nullptr) return MF_INVALID_ARGUMENT;
   std::unique_ptr<MF_PluginOperator> owned = std::move(r->live[o]);
   r->live.erase(o);
 
@@ -349,7 +348,7 @@ MF_PluginCode RegisterOperator(MF_PluginRegistrar* registrar,
   accepted.spec = owned->spec;
   r->accepted_names.insert(owned->spec->name);
   r->accepted.push_back(std::move(accepted));
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 void OperatorDelete(MF_PluginOperator* op) {
@@ -357,7 +356,7 @@ void OperatorDelete(MF_PluginOperator* op) {
   CurrentRegistrar()->live.erase(op);
 }
 
-void RegistrarSetError(MF_PluginRegistrar* registrar, MF_PluginCode code,
+void RegistrarSetError(MF_PluginRegistrar* registrar, MF_Code code,
                        const char* message) {
   MF_PluginRegistrar* r = UseRegistrar(registrar, "RegistrarSetError");
   if (r == nullptr) return;
@@ -381,19 +380,19 @@ int32_t InitNumOutputs(MF_KernelInitContext* ctx) {
   MF_KernelInitContext* c = UseInit(ctx, "InitContext_NumOutputs");
   return c == nullptr ? -1 : static_cast<int32_t>(c->output_types.size());
 }
-MF_PluginDataType InitInputDataType(MF_KernelInitContext* ctx, int32_t i) {
+MF_DataType InitInputDataType(MF_KernelInitContext* ctx, int32_t i) {
   constexpr char fn[] = "InitContext_InputDataType";
   MF_KernelInitContext* c = UseInit(ctx, fn);
   if (c == nullptr || !CheckIndex(c, fn, "input", i, c->input_types.size()))
-    return MF_PLUGIN_INVALID_TYPE;
-  return c->input_types[i];
+    return MF_INVALID;
+  return static_cast<MF_DataType>(c->input_types[i]);
 }
-MF_PluginDataType InitOutputDataType(MF_KernelInitContext* ctx, int32_t i) {
+MF_DataType InitOutputDataType(MF_KernelInitContext* ctx, int32_t i) {
   constexpr char fn[] = "InitContext_OutputDataType";
   MF_KernelInitContext* c = UseInit(ctx, fn);
   if (c == nullptr || !CheckIndex(c, fn, "output", i, c->output_types.size()))
-    return MF_PLUGIN_INVALID_TYPE;
-  return c->output_types[i];
+    return MF_INVALID;
+  return static_cast<MF_DataType>(c->output_types[i]);
 }
 
 int32_t InitHasAttr(MF_KernelInitContext* ctx, const char* name) {
@@ -410,78 +409,77 @@ Status AttrError(const MF_KernelInitContext& c, const char* fn,
 
 // Reads attr `name` as T through GetNodeAttr, recording failures.
 template <typename T>
-MF_PluginCode GetAttr(MF_KernelInitContext* ctx, const char* fn,
-                      const char* name, const void* out, T* value) {
+MF_Code GetAttr(MF_KernelInitContext* ctx, const char* fn, const char* name,
+                const void* out, T* value) {
   MF_KernelInitContext* c = UseInit(ctx, fn);
-  if (c == nullptr) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (c == nullptr) return MF_INVALID_ARGUMENT;
   if (name == nullptr || out == nullptr) {
     c->Misuse(fn, name == nullptr ? "the attr name is null"
                                   : "the output pointer is null");
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   Status s = GetNodeAttr(AttrSlice(c->node_def), name, value);
   c->Record(AttrError(*c, fn, s));
   return ToPluginCode(s);
 }
 
-MF_PluginCode InitGetAttrInt(MF_KernelInitContext* ctx, const char* name,
-                             int64_t* value) {
+MF_Code InitGetAttrInt(MF_KernelInitContext* ctx, const char* name,
+                       int64_t* value) {
   int64_t v = 0;
-  MF_PluginCode code = GetAttr(ctx, "InitContext_GetAttrInt", name, value, &v);
-  if (code == MF_PLUGIN_OK) *value = v;
+  MF_Code code = GetAttr(ctx, "InitContext_GetAttrInt", name, value, &v);
+  if (code == MF_OK) *value = v;
   return code;
 }
-MF_PluginCode InitGetAttrFloat(MF_KernelInitContext* ctx, const char* name,
-                               float* value) {
+MF_Code InitGetAttrFloat(MF_KernelInitContext* ctx, const char* name,
+                         float* value) {
   float v = 0;
-  MF_PluginCode code =
-      GetAttr(ctx, "InitContext_GetAttrFloat", name, value, &v);
-  if (code == MF_PLUGIN_OK) *value = v;
+  MF_Code code = GetAttr(ctx, "InitContext_GetAttrFloat", name, value, &v);
+  if (code == MF_OK) *value = v;
   return code;
 }
-MF_PluginCode InitGetAttrBool(MF_KernelInitContext* ctx, const char* name,
-                              int32_t* value) {
+MF_Code InitGetAttrBool(MF_KernelInitContext* ctx, const char* name,
+                        int32_t* value) {
   bool v = false;
-  MF_PluginCode code = GetAttr(ctx, "InitContext_GetAttrBool", name, value, &v);
-  if (code == MF_PLUGIN_OK) *value = v ? 1 : 0;
+  MF_Code code = GetAttr(ctx, "InitContext_GetAttrBool", name, value, &v);
+  if (code == MF_OK) *value = v ? 1 : 0;
   return code;
 }
-MF_PluginCode InitGetAttrType(MF_KernelInitContext* ctx, const char* name,
-                              MF_PluginDataType* value) {
+MF_Code InitGetAttrType(MF_KernelInitContext* ctx, const char* name,
+                        MF_DataType* value) {
   DataType v = DT_INVALID;
-  MF_PluginCode code = GetAttr(ctx, "InitContext_GetAttrType", name, value, &v);
-  if (code == MF_PLUGIN_OK) *value = v;
+  MF_Code code = GetAttr(ctx, "InitContext_GetAttrType", name, value, &v);
+  if (code == MF_OK) *value = static_cast<MF_DataType>(v);
   return code;
 }
-MF_PluginCode InitGetAttrIntList(MF_KernelInitContext* ctx, const char* name,
-                                 int64_t* values, int32_t max_values,
-                                 int32_t* count) {
+MF_Code InitGetAttrIntList(MF_KernelInitContext* ctx, const char* name,
+                           int64_t* values, int32_t max_values,
+                           int32_t* count) {
   constexpr char fn[] = "InitContext_GetAttrIntList";
   std::vector<int64_t> v;
-  MF_PluginCode code = GetAttr(ctx, fn, name, count, &v);
-  if (code != MF_PLUGIN_OK) return code;
+  MF_Code code = GetAttr(ctx, fn, name, count, &v);
+  if (code != MF_OK) return code;
   if (max_values < 0 || (values == nullptr && max_values > 0)) {
     ctx->Misuse(fn, absl::StrCat("values must hold max_values (", max_values,
                                  ") ints, but got ",
                                  values == nullptr ? "null"
                                                    : "a negative "
                                                      "count"));
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   const size_t n = std::min(v.size(), static_cast<size_t>(max_values));
   if (n > 0) std::memcpy(values, v.data(), n * sizeof(int64_t));
   *count = static_cast<int32_t>(v.size());
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
-MF_PluginCode InitGetAttrString(MF_KernelInitContext* ctx, const char* name,
-                                const char** data, size_t* length) {
+MF_Code InitGetAttrString(MF_KernelInitContext* ctx, const char* name,
+                          const char** data, size_t* length) {
   constexpr char fn[] = "InitContext_GetAttrString";
   MF_KernelInitContext* c = UseInit(ctx, fn);
-  if (c == nullptr) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (c == nullptr) return MF_INVALID_ARGUMENT;
   if (name == nullptr || data == nullptr || length == nullptr) {
     c->Misuse(fn, "the attr name, data and length must not be null");
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   const AttrValue* value = nullptr;
   Status s = AttrSlice(c->node_def).Find(name, &value);
@@ -492,10 +490,10 @@ MF_PluginCode InitGetAttrString(MF_KernelInitContext* ctx, const char* name,
   }
   *data = value->s().data();
   *length = value->s().size();
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
-void InitSetError(MF_KernelInitContext* ctx, MF_PluginCode code,
+void InitSetError(MF_KernelInitContext* ctx, MF_Code code,
                   const char* message) {
   MF_KernelInitContext* c = UseInit(ctx, "InitContext_SetError");
   if (c == nullptr) return;
@@ -531,10 +529,10 @@ const MF_KernelContext::Input* KernelInput(MF_KernelContext* ctx,
   return &c->inputs[index];
 }
 
-MF_PluginDataType KernelInputDataType(MF_KernelContext* ctx, int32_t index) {
+MF_DataType KernelInputDataType(MF_KernelContext* ctx, int32_t index) {
   const auto* in = KernelInput(ctx, "KernelContext_InputDataType", index);
-  if (in == nullptr) return MF_PLUGIN_INVALID_TYPE;
-  return in->dtype;
+  if (in == nullptr) return MF_INVALID;
+  return static_cast<MF_DataType>(in->dtype);
 }
 int32_t KernelInputNumDims(MF_KernelContext* ctx, int32_t index) {
   const auto* in = KernelInput(ctx, "KernelContext_InputNumDims", index);
@@ -553,7 +551,7 @@ int64_t KernelInputNumElements(MF_KernelContext* ctx, int32_t index) {
 }
 
 const void* KernelInputData(MF_KernelContext* ctx, int32_t index,
-                            MF_PluginDataType dtype) {
+                            MF_DataType dtype) {
   constexpr char fn[] = "KernelContext_InputData";
   const auto* in = KernelInput(ctx, fn, index);
   if (in == nullptr || !CheckDataType(ctx, fn, in->dtype, dtype))
@@ -567,13 +565,13 @@ const void* KernelInputData(MF_KernelContext* ctx, int32_t index,
   return DataOrEmpty(*value);
 }
 
-MF_PluginDataType KernelOutputDataType(MF_KernelContext* ctx, int32_t index) {
+MF_DataType KernelOutputDataType(MF_KernelContext* ctx, int32_t index) {
   constexpr char fn[] = "KernelContext_OutputDataType";
   MF_KernelContext* c = UseKernel(ctx, fn);
   if (c == nullptr ||
       !CheckIndex(c, fn, "output", index, c->output_types.size()))
-    return MF_PLUGIN_INVALID_TYPE;
-  return c->output_types[index];
+    return MF_INVALID;
+  return static_cast<MF_DataType>(c->output_types[index]);
 }
 
 // Checks the output index and that no buffer is allocated for it yet.
@@ -587,18 +585,18 @@ bool CheckOutputUnallocated(MF_KernelContext* c, const char* fn,
   return true;
 }
 
-MF_PluginCode KernelSetOutputShape(MF_KernelContext* ctx, int32_t index,
-                                   const int64_t* dims, int32_t num_dims) {
+MF_Code KernelSetOutputShape(MF_KernelContext* ctx, int32_t index,
+                             const int64_t* dims, int32_t num_dims) {
   constexpr char fn[] = "KernelContext_SetOutputShape";
   MF_KernelContext* c = UseKernel(ctx, fn);
-  if (c == nullptr) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (c == nullptr) return MF_INVALID_ARGUMENT;
   TensorShape shape;
   if (!CheckOutputUnallocated(c, fn, index) ||
       !BuildShape(c, fn, dims, num_dims, &shape)) {
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   c->output_shapes[index] = std::move(shape);
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 // Invoke only: allocates output `index` with `shape` and returns its data.
@@ -615,7 +613,7 @@ void* Allocate(MF_KernelContext* c, const char* fn, int32_t index,
 
 // The context if this is Invoke and output `index` may take `dtype`.
 MF_KernelContext* UseForOutputData(MF_KernelContext* ctx, const char* fn,
-                                   int32_t index, MF_PluginDataType dtype) {
+                                   int32_t index, MF_DataType dtype) {
   MF_KernelContext* c = UseKernel(ctx, fn);
   if (c == nullptr) return nullptr;
   if (c->phase != Phase::kInvoke) {
@@ -630,7 +628,7 @@ MF_KernelContext* UseForOutputData(MF_KernelContext* ctx, const char* fn,
 }
 
 void* KernelAllocateOutput(MF_KernelContext* ctx, int32_t index,
-                           MF_PluginDataType dtype, const int64_t* dims,
+                           MF_DataType dtype, const int64_t* dims,
                            int32_t num_dims) {
   constexpr char fn[] = "KernelContext_AllocateOutput";
   MF_KernelContext* c = UseForOutputData(ctx, fn, index, dtype);
@@ -651,7 +649,7 @@ void* KernelAllocateOutput(MF_KernelContext* ctx, int32_t index,
 }
 
 void* KernelOutputData(MF_KernelContext* ctx, int32_t index,
-                       MF_PluginDataType dtype) {
+                       MF_DataType dtype) {
   constexpr char fn[] = "KernelContext_OutputData";
   MF_KernelContext* c = UseForOutputData(ctx, fn, index, dtype);
   if (c == nullptr) return nullptr;
@@ -668,7 +666,7 @@ void* KernelOutputData(MF_KernelContext* ctx, int32_t index,
   return Allocate(c, fn, index, *c->output_shapes[index]);
 }
 
-void* KernelAllocateTemp(MF_KernelContext* ctx, MF_PluginDataType dtype,
+void* KernelAllocateTemp(MF_KernelContext* ctx, MF_DataType dtype,
                          const int64_t* dims, int32_t num_dims) {
   constexpr char fn[] = "KernelContext_AllocateTemp";
   MF_KernelContext* c = UseKernel(ctx, fn);
@@ -698,8 +696,7 @@ void* KernelAllocateTemp(MF_KernelContext* ctx, MF_PluginDataType dtype,
   return DataOrEmpty(c->temps.back());
 }
 
-void KernelSetError(MF_KernelContext* ctx, MF_PluginCode code,
-                    const char* message) {
+void KernelSetError(MF_KernelContext* ctx, MF_Code code, const char* message) {
   MF_KernelContext* c = UseKernel(ctx, "KernelContext_SetError");
   if (c == nullptr) return;
   c->Record(Status(ToStatusCode(code),

@@ -94,13 +94,13 @@ class CallScope {
 };
 
 // Canonical codes both ways; a code the plugin invents becomes kUnknown.
-absl::StatusCode ToStatusCode(MF_PluginCode code);
-MF_PluginCode ToPluginCode(const Status& status);
+absl::StatusCode ToStatusCode(MF_Code code);
+MF_Code ToPluginCode(const Status& status);
 
 // The Status of a finished callback: the first recorded error; else, when
 // the callback returned a non-OK `code`, that code with a message saying
 // the plugin gave none; else OK.
-Status CallbackStatus(const ErrorSink& sink, MF_PluginCode code,
+Status CallbackStatus(const ErrorSink& sink, MF_Code code,
                       const OperatorSpec& spec, absl::string_view callback);
 
 // The function table and its frozen base (plugin_api.cc).

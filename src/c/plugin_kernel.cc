@@ -42,7 +42,7 @@ Status RunCallback(const OperatorSpec& spec, MF_KernelContext* ctx,
                    void* state) {
   MF_PluginPrepareFn fn =
       ctx->phase == Phase::kInvoke ? spec.invoke : spec.prepare;
-  MF_PluginCode code;
+  MF_Code code;
   {
     CallScope scope(HandleKind::kKernel, ctx, ctx);
     code = fn(ctx, state);
@@ -58,8 +58,7 @@ class PluginKernel : public OpKernel {
       : OpKernel(construction), spec_(std::move(spec)) {
     MF_KernelInitContext init(*spec_, def(), input_types(), output_types());
     state_ = RunInit(*spec_, &init);
-    OP_REQUIRES_OK(construction,
-                   CallbackStatus(init, MF_PLUGIN_OK, *spec_, "Init"));
+    OP_REQUIRES_OK(construction, CallbackStatus(init, MF_OK, *spec_, "Init"));
   }
 
   ~PluginKernel() override { RunFree(*spec_, state_); }
@@ -160,7 +159,7 @@ Status PrepareShapeFn(const OperatorSpec& spec, const OpDef& op_def,
 
   MF_KernelInitContext init(spec, c->node_def(), input_types, output_types);
   void* state = RunInit(spec, &init);
-  Status s = CallbackStatus(init, MF_PLUGIN_OK, spec, "Init");
+  Status s = CallbackStatus(init, MF_OK, spec, "Init");
   MF_KernelContext ctx(spec, c->node_def().name(), Phase::kShapeInference,
                        output_types);
   if (s.ok()) {

@@ -46,7 +46,7 @@
  *       output shapes (KernelContext_SetOutputShape). Optional.
  *   Invoke(ctx, kernel_state)   reads inputs, writes every output.
  *       Required.
- * Prepare and Invoke return MF_PLUGIN_OK or an error code; the message goes
+ * Prepare and Invoke return MF_OK or an error code; the message goes
  * through KernelContext_SetError. Their failure becomes the step's Status,
  * naming the node and the op.
  *
@@ -68,7 +68,7 @@
  * tensor's, a negative dimension, a call made in the wrong callback. It
  * then returns NULL / -1 / an error code and records a clear error in the
  * context, which fails the callback even if the plugin goes on to return
- * MF_PLUGIN_OK (the first error wins). Invoke returning MF_PLUGIN_OK without
+ * MF_OK (the first error wins). Invoke returning MF_OK without
  * producing every output is an error naming the output. A failing plugin
  * call fails that node's step; the process keeps working.
  *
@@ -92,13 +92,21 @@
  * (data pointers may be shared with worker threads during the call).
  * MF_PluginInit runs once, on one thread.
  *
- * Data types are TensorFlow's DataType numbers; bool is one byte holding 0
- * or 1; half and bfloat16 are 16-bit storage. Data pointers of tensors with
+ * Data types (MF_DataType) are TensorFlow's DataType numbers; data access
+ * is for numeric and bool types (bool is one byte holding 0 or 1; half and
+ * bfloat16 are 16-bit storage), not MF_STRING, MF_RESOURCE or MF_VARIANT.
+ * Codes (MF_Code) are TensorFlow's. Data pointers of tensors with
  * no elements are non-NULL and must not be dereferenced. */
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* MF_DataType (MF_FLOAT, ...) and MF_Code (MF_OK, ...), shared with the C
+ * API for applications. A plugin uses only these enums from them: the
+ * functions they declare live in libminflow, which plugins do not link. */
+#include "minflow/c/mf_datatype.h"
+#include "minflow/c/mf_status.h"
 
 #if defined(_WIN32)
 #define MF_PLUGIN_EXPORT __declspec(dllexport)
@@ -118,44 +126,6 @@ extern "C" {
 /* The symbol LoadOpLibrary looks up. */
 #define MF_PLUGIN_INIT_SYMBOL "MF_PluginInit"
 
-/* Status codes: absl / TensorFlow canonical codes. */
-typedef int32_t MF_PluginCode;
-enum {
-  MF_PLUGIN_OK = 0,
-  MF_PLUGIN_CANCELLED = 1,
-  MF_PLUGIN_UNKNOWN = 2,
-  MF_PLUGIN_INVALID_ARGUMENT = 3,
-  MF_PLUGIN_NOT_FOUND = 5,
-  MF_PLUGIN_ALREADY_EXISTS = 6,
-  MF_PLUGIN_RESOURCE_EXHAUSTED = 8,
-  MF_PLUGIN_FAILED_PRECONDITION = 9,
-  MF_PLUGIN_OUT_OF_RANGE = 11,
-  MF_PLUGIN_UNIMPLEMENTED = 12,
-  MF_PLUGIN_INTERNAL = 13
-};
-
-/* Element types: TensorFlow's DataType numbers. */
-typedef int32_t MF_PluginDataType;
-enum {
-  MF_PLUGIN_INVALID_TYPE = 0,
-  MF_PLUGIN_FLOAT = 1,
-  MF_PLUGIN_DOUBLE = 2,
-  MF_PLUGIN_INT32 = 3,
-  MF_PLUGIN_UINT8 = 4,
-  MF_PLUGIN_INT16 = 5,
-  MF_PLUGIN_INT8 = 6,
-  MF_PLUGIN_STRING = 7, /* no data access through this API */
-  MF_PLUGIN_COMPLEX64 = 8,
-  MF_PLUGIN_INT64 = 9,
-  MF_PLUGIN_BOOL = 10,
-  MF_PLUGIN_BFLOAT16 = 14,
-  MF_PLUGIN_UINT16 = 17,
-  MF_PLUGIN_COMPLEX128 = 18,
-  MF_PLUGIN_HALF = 19,
-  MF_PLUGIN_UINT32 = 22,
-  MF_PLUGIN_UINT64 = 23
-};
-
 /* OperatorSetShapeInference modes. */
 enum { MF_PLUGIN_SHAPES_UNKNOWN = 0, MF_PLUGIN_SHAPES_FROM_PREPARE = 1 };
 
@@ -168,10 +138,9 @@ typedef struct MF_KernelContext MF_KernelContext;
 /* Callback types (frozen; see Note [Plugin kernel ABI]). */
 typedef void* (*MF_PluginInitFn)(MF_KernelInitContext* ctx, void* user_data);
 typedef void (*MF_PluginFreeFn)(void* kernel_state, void* user_data);
-typedef MF_PluginCode (*MF_PluginPrepareFn)(MF_KernelContext* ctx,
-                                            void* kernel_state);
-typedef MF_PluginCode (*MF_PluginInvokeFn)(MF_KernelContext* ctx,
-                                           void* kernel_state);
+typedef MF_Code (*MF_PluginPrepareFn)(MF_KernelContext* ctx,
+                                      void* kernel_state);
+typedef MF_Code (*MF_PluginInvokeFn)(MF_KernelContext* ctx, void* kernel_state);
 
 /* The function table, version 1. Append-only. */
 typedef struct MF_PluginApi {
@@ -203,15 +172,15 @@ typedef struct MF_PluginApi {
   /* MF_PLUGIN_SHAPES_UNKNOWN (default) or MF_PLUGIN_SHAPES_FROM_PREPARE. */
   void (*OperatorSetShapeInference)(MF_PluginOperator* op, int32_t mode);
   /* Checks the operator (specs, name free, an Invoke set) and queues it;
-   * always takes ownership of `op`. MF_PLUGIN_OK, or an error code with
+   * always takes ownership of `op`. MF_OK, or an error code with
    * the message recorded for the load's Status. */
-  MF_PluginCode (*RegisterOperator)(MF_PluginRegistrar* registrar,
-                                    MF_PluginOperator* op);
+  MF_Code (*RegisterOperator)(MF_PluginRegistrar* registrar,
+                              MF_PluginOperator* op);
   /* Discards an operator that will not be registered. */
   void (*OperatorDelete)(MF_PluginOperator* op);
   /* Fails the load with `message` (MF_PluginInit should then return
    * non-zero). */
-  void (*RegistrarSetError)(MF_PluginRegistrar* registrar, MF_PluginCode code,
+  void (*RegistrarSetError)(MF_PluginRegistrar* registrar, MF_Code code,
                             const char* message);
 
   /* ---- Init: the node being made into a kernel. ---- */
@@ -219,38 +188,36 @@ typedef struct MF_PluginApi {
   const char* (*InitContext_NodeName)(MF_KernelInitContext* ctx);
   int32_t (*InitContext_NumInputs)(MF_KernelInitContext* ctx);
   int32_t (*InitContext_NumOutputs)(MF_KernelInitContext* ctx);
-  MF_PluginDataType (*InitContext_InputDataType)(MF_KernelInitContext* ctx,
-                                                 int32_t index);
-  MF_PluginDataType (*InitContext_OutputDataType)(MF_KernelInitContext* ctx,
-                                                  int32_t index);
+  MF_DataType (*InitContext_InputDataType)(MF_KernelInitContext* ctx,
+                                           int32_t index);
+  MF_DataType (*InitContext_OutputDataType)(MF_KernelInitContext* ctx,
+                                            int32_t index);
   /* 1 when the node has attr `name` (declared attrs always have a value:
    * defaults are filled in), 0 otherwise; never an error. */
   int32_t (*InitContext_HasAttr)(MF_KernelInitContext* ctx, const char* name);
-  /* Attr readers: MF_PLUGIN_OK, or NOT_FOUND (no such attr) /
+  /* Attr readers: MF_OK, or NOT_FOUND (no such attr) /
    * INVALID_ARGUMENT (another attr type; a NULL argument), recorded. */
-  MF_PluginCode (*InitContext_GetAttrInt)(MF_KernelInitContext* ctx,
-                                          const char* name, int64_t* value);
-  MF_PluginCode (*InitContext_GetAttrFloat)(MF_KernelInitContext* ctx,
-                                            const char* name, float* value);
+  MF_Code (*InitContext_GetAttrInt)(MF_KernelInitContext* ctx, const char* name,
+                                    int64_t* value);
+  MF_Code (*InitContext_GetAttrFloat)(MF_KernelInitContext* ctx,
+                                      const char* name, float* value);
   /* *value is 0 or 1. */
-  MF_PluginCode (*InitContext_GetAttrBool)(MF_KernelInitContext* ctx,
-                                           const char* name, int32_t* value);
-  MF_PluginCode (*InitContext_GetAttrType)(MF_KernelInitContext* ctx,
-                                           const char* name,
-                                           MF_PluginDataType* value);
+  MF_Code (*InitContext_GetAttrBool)(MF_KernelInitContext* ctx,
+                                     const char* name, int32_t* value);
+  MF_Code (*InitContext_GetAttrType)(MF_KernelInitContext* ctx,
+                                     const char* name, MF_DataType* value);
   /* *data points at *length bytes (not NUL-terminated in general; may
    * contain NULs), valid until Init returns. */
-  MF_PluginCode (*InitContext_GetAttrString)(MF_KernelInitContext* ctx,
-                                             const char* name,
-                                             const char** data, size_t* length);
+  MF_Code (*InitContext_GetAttrString)(MF_KernelInitContext* ctx,
+                                       const char* name, const char** data,
+                                       size_t* length);
   /* Copies min(count, max_values) ints into `values` (may be NULL when
    * max_values is 0) and sets *count to the list's length. */
-  MF_PluginCode (*InitContext_GetAttrIntList)(MF_KernelInitContext* ctx,
-                                              const char* name, int64_t* values,
-                                              int32_t max_values,
-                                              int32_t* count);
+  MF_Code (*InitContext_GetAttrIntList)(MF_KernelInitContext* ctx,
+                                        const char* name, int64_t* values,
+                                        int32_t max_values, int32_t* count);
   /* Fails kernel construction with `message`. */
-  void (*InitContext_SetError)(MF_KernelInitContext* ctx, MF_PluginCode code,
+  void (*InitContext_SetError)(MF_KernelInitContext* ctx, MF_Code code,
                                const char* message);
 
   /* ---- Prepare and Invoke: one call on one node. ---- */
@@ -260,9 +227,9 @@ typedef struct MF_PluginApi {
   int32_t (*KernelContext_IsShapeInference)(MF_KernelContext* ctx);
   int32_t (*KernelContext_NumInputs)(MF_KernelContext* ctx);
   int32_t (*KernelContext_NumOutputs)(MF_KernelContext* ctx);
-  /* MF_PLUGIN_INVALID_TYPE on a bad index. */
-  MF_PluginDataType (*KernelContext_InputDataType)(MF_KernelContext* ctx,
-                                                   int32_t index);
+  /* MF_INVALID on a bad index. */
+  MF_DataType (*KernelContext_InputDataType)(MF_KernelContext* ctx,
+                                             int32_t index);
   /* Rank; -1 on a bad index. */
   int32_t (*KernelContext_InputNumDims)(MF_KernelContext* ctx, int32_t index);
   /* Size of dimension `dim`; -1 on a bad index or dim. */
@@ -274,32 +241,30 @@ typedef struct MF_PluginApi {
    * input's: asking for another is an error (NULL), never a
    * reinterpretation. */
   const void* (*KernelContext_InputData)(MF_KernelContext* ctx, int32_t index,
-                                         MF_PluginDataType dtype);
-  MF_PluginDataType (*KernelContext_OutputDataType)(MF_KernelContext* ctx,
-                                                    int32_t index);
+                                         MF_DataType dtype);
+  MF_DataType (*KernelContext_OutputDataType)(MF_KernelContext* ctx,
+                                              int32_t index);
   /* Sets output `index`'s shape (usually in Prepare); `dims` may be NULL
    * when num_dims is 0 (a scalar). */
-  MF_PluginCode (*KernelContext_SetOutputShape)(MF_KernelContext* ctx,
-                                                int32_t index,
-                                                const int64_t* dims,
-                                                int32_t num_dims);
+  MF_Code (*KernelContext_SetOutputShape)(MF_KernelContext* ctx, int32_t index,
+                                          const int64_t* dims,
+                                          int32_t num_dims);
   /* Invoke only. Allocates output `index` with this shape (which must match
    * one set by SetOutputShape, if any) and returns its data. `dtype` must
    * be the output's. NULL on error. */
   void* (*KernelContext_AllocateOutput)(MF_KernelContext* ctx, int32_t index,
-                                        MF_PluginDataType dtype,
-                                        const int64_t* dims, int32_t num_dims);
+                                        MF_DataType dtype, const int64_t* dims,
+                                        int32_t num_dims);
   /* Invoke only. Output `index`'s data: allocated with the shape set by
    * SetOutputShape on the first call, the same buffer afterwards. */
   void* (*KernelContext_OutputData)(MF_KernelContext* ctx, int32_t index,
-                                    MF_PluginDataType dtype);
+                                    MF_DataType dtype);
   /* Scratch memory, valid until the callback returns. */
-  void* (*KernelContext_AllocateTemp)(MF_KernelContext* ctx,
-                                      MF_PluginDataType dtype,
+  void* (*KernelContext_AllocateTemp)(MF_KernelContext* ctx, MF_DataType dtype,
                                       const int64_t* dims, int32_t num_dims);
   /* Fails this call with `message` (the callback should then return
    * `code`). */
-  void (*KernelContext_SetError)(MF_KernelContext* ctx, MF_PluginCode code,
+  void (*KernelContext_SetError)(MF_KernelContext* ctx, MF_Code code,
                                  const char* message);
 } MF_PluginApi;
 

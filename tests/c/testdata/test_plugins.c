@@ -16,7 +16,7 @@ typedef struct {
   int64_t i;
   float f;
   int32_t b;
-  MF_PluginDataType t;
+  MF_DataType t;
   int64_t s_length;
   int64_t s_first;
   int64_t l[8];
@@ -35,13 +35,13 @@ static void* EchoInit(MF_KernelInitContext* ctx, void* user_data) {
   api->InitContext_GetAttrFloat(ctx, "f", &st->f);
   api->InitContext_GetAttrBool(ctx, "b", &st->b);
   api->InitContext_GetAttrType(ctx, "t", &st->t);
-  if (api->InitContext_GetAttrString(ctx, "s", &s, &s_length) == MF_PLUGIN_OK) {
+  if (api->InitContext_GetAttrString(ctx, "s", &s, &s_length) == MF_OK) {
     st->s_length = (int64_t)s_length;
     st->s_first = s_length > 0 ? (unsigned char)s[0] : -1;
   }
   api->InitContext_GetAttrIntList(ctx, "l", st->l, 8, &st->l_count);
   if (st->l_count > 8) {
-    api->InitContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+    api->InitContext_SetError(ctx, MF_INVALID_ARGUMENT,
                               "Test>AttrEcho: l may hold at most 8 ints");
   }
   return st;
@@ -53,22 +53,21 @@ static void EchoFree(void* state, void* user_data) {
   atomic_fetch_sub(&live_states, 1);
 }
 
-static MF_PluginCode EchoPrepare(MF_KernelContext* ctx, void* state) {
+static MF_Code EchoPrepare(MF_KernelContext* ctx, void* state) {
   const EchoState* st = (const EchoState*)state;
   const int64_t ints = 6 + st->l_count;
   const int64_t one = 1;
-  if (api->KernelContext_SetOutputShape(ctx, 0, &ints, 1) != MF_PLUGIN_OK)
-    return MF_PLUGIN_INVALID_ARGUMENT;
+  if (api->KernelContext_SetOutputShape(ctx, 0, &ints, 1) != MF_OK)
+    return MF_INVALID_ARGUMENT;
   return api->KernelContext_SetOutputShape(ctx, 1, &one, 1);
 }
 
-static MF_PluginCode EchoInvoke(MF_KernelContext* ctx, void* state) {
+static MF_Code EchoInvoke(MF_KernelContext* ctx, void* state) {
   const EchoState* st = (const EchoState*)state;
-  int64_t* ints =
-      (int64_t*)api->KernelContext_OutputData(ctx, 0, MF_PLUGIN_INT64);
-  float* f = (float*)api->KernelContext_OutputData(ctx, 1, MF_PLUGIN_FLOAT);
+  int64_t* ints = (int64_t*)api->KernelContext_OutputData(ctx, 0, MF_INT64);
+  float* f = (float*)api->KernelContext_OutputData(ctx, 1, MF_FLOAT);
   int32_t k;
-  if (ints == NULL || f == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (ints == NULL || f == NULL) return MF_INVALID_ARGUMENT;
   ints[0] = st->i;
   ints[1] = st->b;
   ints[2] = st->t;
@@ -77,12 +76,12 @@ static MF_PluginCode EchoInvoke(MF_KernelContext* ctx, void* state) {
   ints[5] = st->l_count;
   for (k = 0; k < st->l_count; ++k) ints[6 + k] = st->l[k];
   f[0] = st->f;
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 /* ---- Test>Accumulate: a list input, a temporary, shapes from Prepare --- */
 
-static MF_PluginCode AccumulatePrepare(MF_KernelContext* ctx, void* state) {
+static MF_Code AccumulatePrepare(MF_KernelContext* ctx, void* state) {
   const int32_t n = api->KernelContext_NumInputs(ctx);
   const int32_t rank = api->KernelContext_InputNumDims(ctx, 0);
   int64_t dims[8];
@@ -90,9 +89,9 @@ static MF_PluginCode AccumulatePrepare(MF_KernelContext* ctx, void* state) {
   int32_t d;
   (void)state;
   if (rank < 0 || rank > 8) {
-    api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+    api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                 "Test>Accumulate: rank must be at most 8");
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   for (d = 0; d < rank; ++d) dims[d] = api->KernelContext_InputDim(ctx, 0, d);
   for (i = 1; i < n; ++i) {
@@ -101,70 +100,70 @@ static MF_PluginCode AccumulatePrepare(MF_KernelContext* ctx, void* state) {
       same = api->KernelContext_InputDim(ctx, i, d) == dims[d];
     }
     if (!same) {
-      api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+      api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                   "Test>Accumulate: every input must have "
                                   "the shape of input 0");
-      return MF_PLUGIN_INVALID_ARGUMENT;
+      return MF_INVALID_ARGUMENT;
     }
   }
   return api->KernelContext_SetOutputShape(ctx, 0, dims, rank);
 }
 
-static MF_PluginCode AccumulateInvoke(MF_KernelContext* ctx, void* state) {
+static MF_Code AccumulateInvoke(MF_KernelContext* ctx, void* state) {
   const int32_t n = api->KernelContext_NumInputs(ctx);
-  const MF_PluginDataType t = api->KernelContext_OutputDataType(ctx, 0);
+  const MF_DataType t = api->KernelContext_OutputDataType(ctx, 0);
   const int64_t size = api->KernelContext_InputNumElements(ctx, 0);
   double* sum =
-      (double*)api->KernelContext_AllocateTemp(ctx, MF_PLUGIN_DOUBLE, &size, 1);
+      (double*)api->KernelContext_AllocateTemp(ctx, MF_DOUBLE, &size, 1);
   void* out = api->KernelContext_OutputData(ctx, 0, t);
   int32_t i;
   int64_t k;
   (void)state;
-  if (sum == NULL || out == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (sum == NULL || out == NULL) return MF_INVALID_ARGUMENT;
   for (k = 0; k < size; ++k) sum[k] = 0;
   for (i = 0; i < n; ++i) {
     const void* x = api->KernelContext_InputData(ctx, i, t);
-    if (x == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+    if (x == NULL) return MF_INVALID_ARGUMENT;
     for (k = 0; k < size; ++k) {
-      sum[k] += t == MF_PLUGIN_FLOAT    ? ((const float*)x)[k]
-                : t == MF_PLUGIN_DOUBLE ? ((const double*)x)[k]
-                                        : ((const int32_t*)x)[k];
+      sum[k] += t == MF_FLOAT    ? ((const float*)x)[k]
+                : t == MF_DOUBLE ? ((const double*)x)[k]
+                                 : ((const int32_t*)x)[k];
     }
   }
   for (k = 0; k < size; ++k) {
-    if (t == MF_PLUGIN_FLOAT) ((float*)out)[k] = (float)sum[k];
-    if (t == MF_PLUGIN_DOUBLE) ((double*)out)[k] = sum[k];
-    if (t == MF_PLUGIN_INT32) ((int32_t*)out)[k] = (int32_t)sum[k];
+    if (t == MF_FLOAT) ((float*)out)[k] = (float)sum[k];
+    if (t == MF_DOUBLE) ((double*)out)[k] = sum[k];
+    if (t == MF_INT32) ((int32_t*)out)[k] = (int32_t)sum[k];
   }
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 /* ---- Test>ShapeFromValue: an output shape read from an input's value --- */
 
-static MF_PluginCode ShapeFromValuePrepare(MF_KernelContext* ctx, void* state) {
+static MF_Code ShapeFromValuePrepare(MF_KernelContext* ctx, void* state) {
   const int64_t n = api->KernelContext_InputNumElements(ctx, 0);
   const int32_t* shape =
-      (const int32_t*)api->KernelContext_InputData(ctx, 0, MF_PLUGIN_INT32);
+      (const int32_t*)api->KernelContext_InputData(ctx, 0, MF_INT32);
   int64_t dims[8];
   int64_t d;
   (void)state;
-  if (shape == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (shape == NULL) return MF_INVALID_ARGUMENT;
   if (n > 8) {
-    api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+    api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                 "Test>ShapeFromValue: at most 8 dims");
-    return MF_PLUGIN_INVALID_ARGUMENT;
+    return MF_INVALID_ARGUMENT;
   }
   for (d = 0; d < n; ++d) dims[d] = shape[d];
   return api->KernelContext_SetOutputShape(ctx, 0, dims, (int32_t)n);
 }
 
-static MF_PluginCode ShapeFromValueInvoke(MF_KernelContext* ctx, void* state) {
-  const MF_PluginDataType t = MF_PLUGIN_FLOAT;
+static MF_Code ShapeFromValueInvoke(MF_KernelContext* ctx, void* state) {
+  const MF_DataType t = MF_FLOAT;
   float* y = (float*)api->KernelContext_OutputData(ctx, 0, t);
   (void)state;
-  if (y == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (y == NULL) return MF_INVALID_ARGUMENT;
   /* The output may be empty: its pointer is valid but must not be read. */
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 /* ---- Test>Misbehave: y = x, or one misuse of the API per `mode` -------- */
@@ -214,8 +213,7 @@ static void* MisbehaveInit(MF_KernelInitContext* ctx, void* user_data) {
   if (st == NULL) return NULL;
   atomic_fetch_add(&live_states, 1);
   st->init_ctx = ctx;
-  if (api->InitContext_GetAttrString(ctx, "mode", &mode, &length) !=
-      MF_PLUGIN_OK)
+  if (api->InitContext_GetAttrString(ctx, "mode", &mode, &length) != MF_OK)
     return st;
   st->mode = -1;
   for (m = 0; m < kNumModes; ++m) {
@@ -223,10 +221,10 @@ static void* MisbehaveInit(MF_KernelInitContext* ctx, void* user_data) {
       st->mode = m;
   }
   if (st->mode == -1) {
-    api->InitContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+    api->InitContext_SetError(ctx, MF_INVALID_ARGUMENT,
                               "Test>Misbehave: unknown mode");
   } else if (st->mode == 20) {
-    api->InitContext_SetError(ctx, MF_PLUGIN_FAILED_PRECONDITION,
+    api->InitContext_SetError(ctx, MF_FAILED_PRECONDITION,
                               "Test>Misbehave: Init refuses");
   } else if (st->mode == 21) {
     api->InitContext_GetAttrInt(ctx, "no_such_attr", &unused);
@@ -242,35 +240,35 @@ static void MisbehaveFree(void* state, void* user_data) {
   atomic_fetch_sub(&live_states, 1);
 }
 
-static MF_PluginCode SetShapeOfX(MF_KernelContext* ctx) {
+static MF_Code SetShapeOfX(MF_KernelContext* ctx) {
   int64_t dims[8];
   const int32_t rank = api->KernelContext_InputNumDims(ctx, 0);
   int32_t d;
-  if (rank < 0 || rank > 8) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (rank < 0 || rank > 8) return MF_INVALID_ARGUMENT;
   for (d = 0; d < rank; ++d) dims[d] = api->KernelContext_InputDim(ctx, 0, d);
   return api->KernelContext_SetOutputShape(ctx, 0, dims, rank);
 }
 
-static MF_PluginCode MisbehavePrepare(MF_KernelContext* ctx, void* state) {
+static MF_Code MisbehavePrepare(MF_KernelContext* ctx, void* state) {
   const MisbehaveState* st = (const MisbehaveState*)state;
   const int64_t negative = -2;
   switch (st->mode) {
     case 1:
-      api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+      api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                   "Test>Misbehave: x must be positive");
-      return MF_PLUGIN_INVALID_ARGUMENT;
+      return MF_INVALID_ARGUMENT;
     case 2:
-      return MF_PLUGIN_FAILED_PRECONDITION;
+      return MF_FAILED_PRECONDITION;
     case 9:
       api->KernelContext_SetOutputShape(ctx, 0, &negative, 1);
-      return MF_PLUGIN_OK;
+      return MF_OK;
     case 10:
       api->KernelContext_SetOutputShape(ctx, 0, NULL, 2);
-      return MF_PLUGIN_OK;
+      return MF_OK;
     case 12:
-      return MF_PLUGIN_OK;
+      return MF_OK;
     case 13:
-      api->KernelContext_OutputData(ctx, 0, MF_PLUGIN_FLOAT);
+      api->KernelContext_OutputData(ctx, 0, MF_FLOAT);
       return SetShapeOfX(ctx);
     case 15:
       api->KernelContext_InputDim(ctx, 0, 7);
@@ -280,7 +278,7 @@ static MF_PluginCode MisbehavePrepare(MF_KernelContext* ctx, void* state) {
   }
 }
 
-static MF_PluginCode MisbehaveInvoke(MF_KernelContext* ctx, void* state) {
+static MF_Code MisbehaveInvoke(MF_KernelContext* ctx, void* state) {
   const MisbehaveState* st = (const MisbehaveState*)state;
   const int64_t n = api->KernelContext_InputNumElements(ctx, 0);
   const int64_t huge[2] = {INT64_C(1) << 40, INT64_C(1) << 40};
@@ -289,40 +287,40 @@ static MF_PluginCode MisbehaveInvoke(MF_KernelContext* ctx, void* state) {
   int64_t k;
   switch (st->mode) {
     case 3:
-      api->KernelContext_SetError(ctx, MF_PLUGIN_RESOURCE_EXHAUSTED,
+      api->KernelContext_SetError(ctx, MF_RESOURCE_EXHAUSTED,
                                   "Test>Misbehave: out of widgets");
-      return MF_PLUGIN_RESOURCE_EXHAUSTED;
+      return MF_RESOURCE_EXHAUSTED;
     case 4:
-      return MF_PLUGIN_OK;
+      return MF_OK;
     case 5:
-      api->KernelContext_InputData(ctx, 3, MF_PLUGIN_FLOAT);
+      api->KernelContext_InputData(ctx, 3, MF_FLOAT);
       break;
     case 6:
-      api->KernelContext_InputData(ctx, 0, MF_PLUGIN_DOUBLE);
+      api->KernelContext_InputData(ctx, 0, MF_DOUBLE);
       break;
     case 7:
-      api->KernelContext_OutputData(ctx, 0, MF_PLUGIN_INT32);
+      api->KernelContext_OutputData(ctx, 0, MF_INT32);
       break;
     case 8:
       api->KernelContext_InputNumDims(NULL, 0);
       break;
     case 11: {
       const int64_t wrong = n + 1;
-      api->KernelContext_AllocateOutput(ctx, 0, MF_PLUGIN_FLOAT, &wrong, 1);
-      return MF_PLUGIN_OK;
+      api->KernelContext_AllocateOutput(ctx, 0, MF_FLOAT, &wrong, 1);
+      return MF_OK;
     }
     case 14:
-      api->KernelContext_AllocateOutput(ctx, 0, MF_PLUGIN_FLOAT, &n, 1);
-      api->KernelContext_AllocateOutput(ctx, 0, MF_PLUGIN_FLOAT, &n, 1);
-      return MF_PLUGIN_OK;
+      api->KernelContext_AllocateOutput(ctx, 0, MF_FLOAT, &n, 1);
+      api->KernelContext_AllocateOutput(ctx, 0, MF_FLOAT, &n, 1);
+      return MF_OK;
     case 16:
-      api->KernelContext_AllocateTemp(ctx, MF_PLUGIN_STRING, &n, 1);
+      api->KernelContext_AllocateTemp(ctx, MF_STRING, &n, 1);
       break;
     case 17:
       api->KernelContext_AllocateTemp(ctx, 999, &n, 1);
       break;
     case 18:
-      api->KernelContext_AllocateTemp(ctx, MF_PLUGIN_FLOAT, huge, 2);
+      api->KernelContext_AllocateTemp(ctx, MF_FLOAT, huge, 2);
       break;
     case 19:
       api->InitContext_NumInputs(st->init_ctx);
@@ -333,7 +331,7 @@ static MF_PluginCode MisbehaveInvoke(MF_KernelContext* ctx, void* state) {
       api->OperatorAddInput(NULL, "z: float");
       break;
     case 25:
-      api->KernelContext_SetError(ctx, MF_PLUGIN_INVALID_ARGUMENT,
+      api->KernelContext_SetError(ctx, MF_INVALID_ARGUMENT,
                                   "Test>Misbehave: reported, then ignored");
       break;
     default:
@@ -341,11 +339,11 @@ static MF_PluginCode MisbehaveInvoke(MF_KernelContext* ctx, void* state) {
   }
   /* Every mode that gets here still produces y = x and returns OK: the
    * error recorded above must win. */
-  x = (const float*)api->KernelContext_InputData(ctx, 0, MF_PLUGIN_FLOAT);
-  y = (float*)api->KernelContext_OutputData(ctx, 0, MF_PLUGIN_FLOAT);
-  if (x == NULL || y == NULL) return MF_PLUGIN_OK;
+  x = (const float*)api->KernelContext_InputData(ctx, 0, MF_FLOAT);
+  y = (float*)api->KernelContext_OutputData(ctx, 0, MF_FLOAT);
+  if (x == NULL || y == NULL) return MF_OK;
   for (k = 0; k < n; ++k) y[k] = x[k];
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 /* ---- Registration ------------------------------------------------------ */
@@ -405,20 +403,19 @@ int32_t TestPluginInit(const MF_PluginApiBase* base, MF_PluginRegistrar* r) {
   return failed;
 }
 
-static MF_PluginCode IdentityPrepare(MF_KernelContext* ctx, void* state) {
+static MF_Code IdentityPrepare(MF_KernelContext* ctx, void* state) {
   (void)state;
   return SetShapeOfX(ctx);
 }
 
-static MF_PluginCode IdentityInvoke(MF_KernelContext* ctx, void* state) {
+static MF_Code IdentityInvoke(MF_KernelContext* ctx, void* state) {
   const int64_t n = api->KernelContext_InputNumElements(ctx, 0);
-  const float* x =
-      (const float*)api->KernelContext_InputData(ctx, 0, MF_PLUGIN_FLOAT);
-  float* y = (float*)api->KernelContext_OutputData(ctx, 0, MF_PLUGIN_FLOAT);
+  const float* x = (const float*)api->KernelContext_InputData(ctx, 0, MF_FLOAT);
+  float* y = (float*)api->KernelContext_OutputData(ctx, 0, MF_FLOAT);
   (void)state;
-  if (x == NULL || y == NULL) return MF_PLUGIN_INVALID_ARGUMENT;
+  if (x == NULL || y == NULL) return MF_INVALID_ARGUMENT;
   memcpy(y, x, (size_t)n * sizeof(float));
-  return MF_PLUGIN_OK;
+  return MF_OK;
 }
 
 /* A valid identity operator named `name`, not yet registered. */
@@ -474,7 +471,7 @@ int32_t TestPluginFailsSilently(const MF_PluginApiBase* base,
 int32_t TestPluginReportsError(const MF_PluginApiBase* base,
                                MF_PluginRegistrar* r) {
   if (!GetApi(base, r)) return 1;
-  api->RegistrarSetError(r, MF_PLUGIN_FAILED_PRECONDITION,
+  api->RegistrarSetError(r, MF_FAILED_PRECONDITION,
                          "this plugin needs a frobnicator");
   return 1;
 }
