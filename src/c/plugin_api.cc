@@ -423,33 +423,31 @@ MF_Code GetAttr(MF_KernelInitContext* ctx, const char* fn, const char* name,
   return ToPluginCode(s);
 }
 
+// A scalar attr read as T and handed to the plugin as Out.
+template <typename T, typename Out>
+MF_Code GetScalarAttr(MF_KernelInitContext* ctx, const char* fn,
+                      const char* name, Out* out) {
+  T v{};
+  MF_Code code = GetAttr(ctx, fn, name, out, &v);
+  if (code == MF_OK) *out = static_cast<Out>(v);
+  return code;
+}
+
 MF_Code InitGetAttrInt(MF_KernelInitContext* ctx, const char* name,
                        int64_t* value) {
-  int64_t v = 0;
-  MF_Code code = GetAttr(ctx, "InitContext_GetAttrInt", name, value, &v);
-  if (code == MF_OK) *value = v;
-  return code;
+  return GetScalarAttr<int64_t>(ctx, "InitContext_GetAttrInt", name, value);
 }
 MF_Code InitGetAttrFloat(MF_KernelInitContext* ctx, const char* name,
                          float* value) {
-  float v = 0;
-  MF_Code code = GetAttr(ctx, "InitContext_GetAttrFloat", name, value, &v);
-  if (code == MF_OK) *value = v;
-  return code;
+  return GetScalarAttr<float>(ctx, "InitContext_GetAttrFloat", name, value);
 }
 MF_Code InitGetAttrBool(MF_KernelInitContext* ctx, const char* name,
                         int32_t* value) {
-  bool v = false;
-  MF_Code code = GetAttr(ctx, "InitContext_GetAttrBool", name, value, &v);
-  if (code == MF_OK) *value = v ? 1 : 0;
-  return code;
+  return GetScalarAttr<bool>(ctx, "InitContext_GetAttrBool", name, value);
 }
 MF_Code InitGetAttrType(MF_KernelInitContext* ctx, const char* name,
                         MF_DataType* value) {
-  DataType v = DT_INVALID;
-  MF_Code code = GetAttr(ctx, "InitContext_GetAttrType", name, value, &v);
-  if (code == MF_OK) *value = static_cast<MF_DataType>(v);
-  return code;
+  return GetScalarAttr<DataType>(ctx, "InitContext_GetAttrType", name, value);
 }
 MF_Code InitGetAttrIntList(MF_KernelInitContext* ctx, const char* name,
                            int64_t* values, int32_t max_values,

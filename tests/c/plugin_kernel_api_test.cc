@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/substitute.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -241,42 +242,25 @@ TEST(PluginKernelApiTest, APluginThatRegistersNothingLoads) {
   EXPECT_EQ(OpRegistry::Global()->LookUp("Test>Discarded"), nullptr);
 }
 
-// ---- Attrs
-// -------------------------------------------------------------------
+// ---- Attrs ------------------------------------------------------------------
+
+// Runs Test>AttrEcho with `attrs` (text of `attr { ... }` entries).
+StatusOr<std::vector<Tensor>> RunEcho(const std::string& attrs) {
+  return RunGraph(
+      absl::StrCat("node { name: 'echo' op: 'Test>AttrEcho' ", attrs, " }"), {},
+      {"echo:0", "echo:1"});
+}
+
+std::string Attr(const char* key, const char* value) {
+  return absl::StrCat("attr { key: '", key, "' value { ", value, " } } ");
+}
 
 TEST(PluginKernelApiTest, InitReadsEveryAttrKind) {
   LoadTestPlugin();
-  auto out = RunGraph(R"pb(
-                        node {
-                          name: "echo"
-                          op: "Test>AttrEcho"
-                          attr {
-                            key: "i"
-                            value { i: 7 }
-                          }
-                          attr {
-                            key: "f"
-                            value { f: 2.5 }
-                          }
-                          attr {
-                            key: "b"
-                            value { b: false }
-                          }
-                          attr {
-                            key: "t"
-                            value { type: DT_DOUBLE }
-                          }
-                          attr {
-                            key: "s"
-                            value { s: "xyz" }
-                          }
-                          attr {
-                            key: "l"
-                            value { list { i: 1 i: -2 i: 3 } }
-                          }
-                        }
-                      )pb",
-                      {}, {"echo:0", "echo:1"});
+  auto out =
+      RunEcho(Attr("i", "i: 7") + Attr("f", "f: 2.5") + Attr("b", "b: false") +
+              Attr("t", "type: DT_DOUBLE") + Attr("s", "s: 'xyz'") +
+              Attr("l", "list { i: 1 i: -2 i: 3 }"));
   MF_ASSERT_OK(out.status());
   test::ExpectTensorEqual<int64_t>(
       (*out)[0],
@@ -286,21 +270,23 @@ TEST(PluginKernelApiTest, InitReadsEveryAttrKind) {
 
 TEST(PluginKernelApiTest, InitSeesAttrDefaults) {
   LoadTestPlugin();
-  auto out = RunGraph(R"pb(
-                        node {
-                          name: "echo"
-                          op: "Test>AttrEcho"
-                          attr {
-                            key: "i"
-                            value { i: -1 }
-                          }
-                        }
-                      )pb",
-                      {}, {"echo:0", "echo:1"});
+  auto out = RunEcho(Attr("i", "i: -1"));
   MF_ASSERT_OK(out.status());
   test::ExpectTensorEqual<int64_t>(
       (*out)[0], test::AsTensor<int64_t>({-1, 1, DT_INT64, 3, 'a', 2, 4, 5}));
   test::ExpectTensorEqual<float>((*out)[1], test::AsTensor<float>({0.5f}));
+}
+
+TEST(PluginKernelApiTest, InitRefusesAListLongerThanItsBuffer) {
+  LoadTestPlugin();
+  EXPECT_THAT(RunEcho(Attr("i", "i: 0") +
+                      Attr("l",
+                           "list { i: 1 i: 2 i: 3 i: 4 i: 5 i: 6 i: 7 "
+                           "i: 8 i: 9 }")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("l may hold at most 8 ints"),
+                             HasSubstr("{{node echo}}"))));
+  EXPECT_EQ(TestPluginLiveStates(), 0);
 }
 
 // ---- Prepare, Invoke, temporaries, list inputs ------------------------------
