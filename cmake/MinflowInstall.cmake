@@ -12,7 +12,7 @@ set(MINFLOW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/minflow)
 # requirements. The CUDA layer's libraries stay out: no public header
 # includes a CUDA header, and libminflow carries its own link to them.
 set(minflow_public_deps)
-foreach(layer IN ITEMS proto ${MINFLOW_LAYERS} c_api)
+foreach(layer IN ITEMS proto ${MINFLOW_LAYERS} c_api c_plugin)
   if(layer STREQUAL "cuda")
     continue()
   endif()

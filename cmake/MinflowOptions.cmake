@@ -2,6 +2,8 @@
 option(MINFLOW_BUILD_TESTS "Build the GoogleTest suite" ON)
 option(MINFLOW_BUILD_BENCHMARKS "Build the Google Benchmark suite" ON)
 option(MINFLOW_BUILD_FUZZERS "Build libFuzzer targets (clang only)" OFF)
+set(MINFLOW_SELECTED_OPS "" CACHE FILEPATH
+    "Also build libminflow_selected with only the ops in this file (one per line, as `minflow ops required --list` prints)")
 set(MINFLOW_SANITIZE "" CACHE STRING
     "Sanitizers for every target: '', 'address,undefined' or 'thread'")
 # Eigen's speed depends on the ISA five-fold (see DESIGN.md): target the

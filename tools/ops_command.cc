@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,10 +16,17 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "minflow/core/status.h"
+#include "minflow/framework/attr_value_util.h"
+#include "minflow/framework/kernel_registry.h"
+#include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_def_util.h"
+#include "minflow/graph.pb.h"
+#include "minflow/graph/graph_constructor.h"
+#include "minflow/kernel_def.pb.h"
 #include "minflow/op_def.pb.h"
 #include "tools/command.h"
+#include "tools/graph_run_flags.h"
 
 namespace minflow {
 namespace tools {
@@ -31,7 +39,8 @@ void PrintOpsUsage(std::ostream& os) {
   os << "Usage: minflow ops list [--internal] [--summary | --pbtxt]\n"
         "       minflow ops show NAME...\n"
         "       minflow ops validate [--strict] FILE\n"
-        "       minflow ops compat [--allow-removed] [--verbose] OLD NEW\n";
+        "       minflow ops compat [--allow-removed] [--verbose] OLD NEW\n"
+        "       minflow ops required [--list] GRAPH...\n";
 }
 
 class ParseErrors : public google::protobuf::io::ErrorCollector {
@@ -120,6 +129,81 @@ int List(const CommandContext& ctx, const std::vector<std::string>& args) {
              << "\n";
   }
   return kExitOk;
+}
+
+// One kernel a node needs: "CPU{T=float}" from the registration's
+// constraints and the node's attrs.
+std::string KernelSignature(const DeviceType& device, const KernelDef& def,
+                            const NodeDef& node) {
+  std::vector<std::string> constraints;
+  for (const KernelDef::AttrConstraint& c : def.constraint()) {
+    auto it = node.attr().find(c.name());
+    std::string value = "?";
+    if (it != node.attr().end()) {
+      value = it->second.value_case() == AttrValue::kType
+                  ? DataTypeString(it->second.type())
+                  : SummarizeAttrValue(it->second);
+    }
+    constraints.push_back(absl::StrCat(c.name(), "=", value));
+  }
+  return absl::StrCat(device, "{", absl::StrJoin(constraints, ", "), "}");
+}
+
+// `minflow ops required`: what a selective build must keep for `graphs`.
+int Required(const CommandContext& ctx, const std::vector<std::string>& args) {
+  absl::flat_hash_set<std::string> flags;
+  std::vector<std::string> graphs;
+  if (!SplitFlags(args, {"--list"}, &flags, &graphs, *ctx.err) ||
+      graphs.empty()) {
+    PrintOpsUsage(*ctx.err);
+    return kExitUsage;
+  }
+  // op -> the kernels its nodes need; ops no registry entry matches.
+  std::map<std::string, std::set<std::string>> required;
+  std::set<std::string> unknown;
+  for (const std::string& path : graphs) {
+    GraphDef graph_def;
+    Status s = ReadGraphDefFile(path, &graph_def);
+    if (!s.ok()) {
+      *ctx.err << "minflow ops required: " << s.message() << "\n";
+      return ExitCodeForLoadError(s);
+    }
+    for (NodeDef node : graph_def.node()) {
+      const OpDef* op_def = nullptr;
+      if (!OpRegistry::Global()->LookUpOpDef(node.op(), &op_def).ok()) {
+        unknown.insert(node.op());
+        continue;
+      }
+      AddDefaultsToNodeDef(*op_def, &node);
+      std::set<std::string>& kernels = required[node.op()];
+      for (const DeviceType& device :
+           {DeviceType(DEVICE_CPU), DeviceType(DEVICE_GPU)}) {
+        const KernelDef* def = nullptr;
+        if (FindKernelDef(device, node, &def, nullptr).ok()) {
+          kernels.insert(KernelSignature(device, *def, node));
+        }
+      }
+    }
+  }
+  if (flags.contains("--list")) {
+    *ctx.out << "# ops required by " << absl::StrJoin(graphs, " ") << "\n";
+    for (const auto& [op, kernels] : required) *ctx.out << op << "\n";
+  } else {
+    for (const auto& [op, kernels] : required) {
+      *ctx.out << op << "  "
+               << (kernels.empty() ? std::string("(no kernel)")
+                                   : absl::StrJoin(kernels, " "))
+               << "\n";
+    }
+    *ctx.out << required.size() << " ops from " << graphs.size()
+             << (graphs.size() == 1 ? " graph" : " graphs") << "\n";
+  }
+  for (const std::string& op : unknown) {
+    *ctx.err << "minflow ops required: op '" << op
+             << "' is not registered in this process (load its library with "
+                "--load)\n";
+  }
+  return unknown.empty() ? kExitOk : kExitInvalidGraph;
 }
 
 int Show(const CommandContext& ctx, const std::vector<std::string>& args) {
@@ -268,13 +352,19 @@ Subcommands:
             each incompatible or removed op with its reasons and a count;
             --verbose also lists compatible and added ops. Ops missing from
             NEW are failures unless --allow-removed.
+  required  The ops the GRAPHs use and, per op, the kernels their nodes need
+            on each device that has one (constraint values from the nodes).
+            --list prints op names only, one per line: the file
+            minflow_add_selective_library takes (see README, "Selective
+            builds"). Ops not registered here are reported (exit 3).
 
 FILE, OLD or NEW may be @registry: the ops registered in this process.
 --load LIB (repeatable) first loads a custom-op library, whose ops then
 count as registered.
 
 Exit codes: 0 success; 1 an op is invalid, incompatible or unknown, or a
-file cannot be read; 2 usage error.
+file cannot be read; 2 usage error; 3 (required) a graph does not parse or
+uses ops not registered.
 
 Examples:
   minflow ops list --summary
@@ -282,6 +372,8 @@ Examples:
   minflow ops list --pbtxt > ops.pbtxt
   minflow ops validate tf_ops.pbtxt
   minflow ops compat tf_ops.pbtxt @registry --allow-removed
+  minflow ops required model.pb
+  minflow ops required --list a.pb b.pbtxt > my_ops.txt
   minflow ops list --load build/libzero_out.so
 )";
 }
@@ -301,6 +393,7 @@ int OpsMain(const CommandContext& ctx) {
   if (sub == "show") return Show(ctx, rest);
   if (sub == "validate") return Validate(ctx, rest);
   if (sub == "compat") return Compat(ctx, rest);
+  if (sub == "required") return Required(ctx, rest);
   *ctx.err << "minflow ops: unknown subcommand '" << sub << "'\n";
   PrintOpsUsage(*ctx.err);
   return kExitUsage;

@@ -15,6 +15,7 @@
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_def_util.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/framework/selective_registration.h"
 #include "minflow/kernel_def.pb.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
@@ -500,6 +501,8 @@ OpKernelRegistrar::OpKernelRegistrar(const KernelDef* kernel_def,
                                      absl::string_view kernel_class_name,
                                      std::unique_ptr<OpKernelFactory> factory) {
   std::unique_ptr<const KernelDef> owned(kernel_def);
+  // A selective build keeps only the kernels of the ops it keeps.
+  if (!OpIsSelected(owned->op())) return;
   KernelRegistry::Global()->Add(std::make_unique<KernelRegistration>(
       *owned, kernel_class_name, std::move(factory),
       OpRegistry::CurrentOwner()));

@@ -13,6 +13,7 @@
 #include "google/protobuf/text_format.h"
 #include "minflow/core/logging.h"
 #include "minflow/framework/op_def_util.h"
+#include "minflow/framework/selective_registration.h"
 #include "minflow/op_def.pb.h"
 
 namespace minflow {
@@ -77,7 +78,8 @@ using RegistrationMap =
 // OpDef whose name is neither in `registered` nor in `batch` (ops accepted
 // earlier in the same ProcessRegistrations() call). Sets *valid to that
 // verdict; the watcher, if any, has the last word. A failure is prefixed
-// with the op and its owner.
+// with the op and its owner. An op a selective build leaves out is OK and
+// not valid: nothing registers, nothing fails.
 Status CheckRegistration(const OpRegistry::OpRegistrationDataFactory& factory,
                          const std::string& owner,
                          const RegistrationMap& registered,
@@ -85,8 +87,13 @@ Status CheckRegistration(const OpRegistry::OpRegistrationDataFactory& factory,
                          const OpRegistry::Watcher& watcher,
                          OpRegistrationData* data, bool* valid) {
   Status s = factory(data);
-  if (s.ok()) s = ValidateOpDef(data->op_def);
   const std::string name = data->op_def.name();
+  // A selective build leaves out what its graphs do not need, silently.
+  if (s.ok() && !OpIsSelected(name)) {
+    *valid = false;
+    return OkStatus();
+  }
+  if (s.ok()) s = ValidateOpDef(data->op_def);
   if (s.ok()) {
     for (const RegistrationMap* map : {&registered, &batch}) {
       const auto it = map->find(name);

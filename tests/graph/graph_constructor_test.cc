@@ -84,21 +84,24 @@ TEST(GraphConstructorTest, ImportsNodesEdgesAndDefaults) {
   EXPECT_EQ(g.versions().producer(), 1882);
 }
 
-TEST(GraphConstructorTest, ExportRoundTripsAndImportIsDeterministic) {
-  const std::string text = R"pb(
-    node { name: "two" op: "GraphTestTwoOut" }
-    node {
-      name: "u"
-      op: "GraphTestUnary"
-      input: "two:1"
-      input: "^two"
-      attr {
-        key: "T"
-        value { type: DT_INT32 }
-      }
+// Two outputs, a non-zero port, a control input: what export must rebuild.
+constexpr char kPortsAndControlGraph[] = R"pb(
+  node { name: "two" op: "GraphTestTwoOut" }
+  node {
+    name: "u"
+    op: "GraphTestUnary"
+    input: "two:1"
+    input: "^two"
+    attr {
+      key: "T"
+      value { type: DT_INT32 }
     }
-    node { name: "s" op: "GraphTestSink" input: "two" }
-  )pb";
+  }
+  node { name: "s" op: "GraphTestSink" input: "two" }
+)pb";
+
+TEST(GraphConstructorTest, ExportRoundTripsAndImportIsDeterministic) {
+  const std::string text = kPortsAndControlGraph;
   Graph g1(OpRegistry::Global());
   MF_ASSERT_OK(Import(text, &g1));
   GraphDef out1;
@@ -487,20 +490,7 @@ TEST(GraphConstructorTest, PrefixRenamesNodesAndInputs) {
 // The rvalue overload moves the NodeDefs out instead of copying them; the
 // graph and every error must be what the copying overload gives.
 TEST(GraphConstructorTest, MovingImportMatchesCopyingImport) {
-  const GraphDef def = ParseTextProtoOrDie<GraphDef>(R"pb(
-    node { name: "two" op: "GraphTestTwoOut" }
-    node {
-      name: "u"
-      op: "GraphTestUnary"
-      input: "two:1"
-      input: "^two"
-      attr {
-        key: "T"
-        value { type: DT_INT32 }
-      }
-    }
-    node { name: "s" op: "GraphTestSink" input: "two" }
-  )pb");
+  const GraphDef def = ParseTextProtoOrDie<GraphDef>(kPortsAndControlGraph);
   for (const std::string& prefix : {std::string(), std::string("p/")}) {
     GraphConstructorOptions options;
     options.prefix = prefix;

@@ -1,0 +1,25 @@
+# Fails unless `minflow ops required --list GRAPH` names the ops LIST names.
+execute_process(COMMAND "${CLI}" ops required --list "${GRAPH}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "minflow ops required failed (${rc}):\n${err}")
+endif()
+function(op_names text var)
+  string(REPLACE "\n" ";" lines "${text}")
+  set(names "")
+  foreach(line IN LISTS lines)
+    string(STRIP "${line}" line)
+    if(NOT line STREQUAL "" AND NOT line MATCHES "^#")
+      list(APPEND names "${line}")
+    endif()
+  endforeach()
+  set(${var} "${names}" PARENT_SCOPE)
+endfunction()
+file(READ "${LIST}" listed)
+op_names("${out}" required)
+op_names("${listed}" expected)
+if(NOT required STREQUAL expected)
+  message(FATAL_ERROR "${LIST} is out of date:\n  listed:   ${expected}\n"
+                      "  required: ${required}\nRegenerate it with "
+                      "minflow ops required --list")
+endif()
