@@ -41,3 +41,27 @@ if(MINFLOW_SANITIZE)
                       $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-recover=undefined>)
   add_link_options(-fsanitize=${MINFLOW_SANITIZE})
 endif()
+# ThreadSanitizer against Debian's uninstrumented protobuf and Abseil:
+# - protobuf's headers give MapFieldBase two extra fields when
+#   __SANITIZE_THREAD__ is defined, which libprotobuf.so was built without;
+#   code compiled with it crashes on the first map field, so undefine it.
+# - absl::Mutex / Notification / BlockingCounter live in uninstrumented code
+#   that TSan cannot see; their calls are wrapped and annotated by
+#   src/core/tsan_absl_sync.cc (the symbols below).
+set(MINFLOW_TSAN OFF)
+if(MINFLOW_SANITIZE MATCHES "thread")
+  set(MINFLOW_TSAN ON)
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:-U__SANITIZE_THREAD__>)
+  foreach(symbol
+      _ZN4absl7debian35Mutex4LockEv
+      _ZN4absl7debian35Mutex6UnlockEv
+      _ZN4absl7debian35Mutex10ReaderLockEv
+      _ZN4absl7debian35Mutex12ReaderUnlockEv
+      _ZN4absl7debian312Notification6NotifyEv
+      _ZNK4absl7debian312Notification19WaitForNotificationEv
+      _ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE
+      _ZN4absl7debian315BlockingCounter14DecrementCountEv
+      _ZN4absl7debian315BlockingCounter4WaitEv)
+    add_link_options(-Wl,--wrap=${symbol})
+  endforeach()
+endif()
