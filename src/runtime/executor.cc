@@ -502,11 +502,18 @@ Status Executor::Run(const Args& args) const {
   } else {
     s->done.WaitForNotification();
   }
-  // Every node has finished touching the step's arrays once `done` fired.
-  absl::MutexLock lock(&s->mu);
-  if (!s->status.ok()) return s->status;
+  Status status;
+  std::vector<Tensor> retvals;
+  {
+    absl::MutexLock lock(&s->mu);
+    status = s->status;
+    if (status.ok()) retvals = std::move(s->retvals);
+  }
+  if (!status.ok()) return status;
+  // Every node has finished touching the step's arrays once `done` fired,
+  // so they need no lock (and take none while holding the step's).
   impl.ReturnBuffers(std::move(s->buffers));
-  if (frame != nullptr) frame->retvals = std::move(s->retvals);
+  if (frame != nullptr) frame->retvals = std::move(retvals);
   return OkStatus();
 }
 
