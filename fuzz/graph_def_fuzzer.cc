@@ -1,8 +1,11 @@
 // Arbitrary bytes as a GraphDef (binary or text, told apart as `minflow run`
-// does) through import, shape refinement, placement and a small run:
+// does) through `minflow validate`'s collecting import and refinement, then
+// import, shape refinement, placement and a small run:
 // Placeholders are fed tensors of their declared dtype and shape (unknown
 // dims 1), and every node nothing consumes is fetched. Any Status is fine;
-// crashes, sanitizer reports, hangs and leaks are not.
+// crashes, sanitizer reports, hangs and leaks are not, and neither is the
+// collecting import disagreeing with the fail-fast one about whether the
+// graph has an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -16,7 +19,10 @@
 #include "fuzz/fuzz_session.h"
 #include "minflow/attr_value.pb.h"
 #include "minflow/core/tensor_shape.h"
+#include "minflow/framework/op.h"
+#include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
+#include "minflow/graph/shape_refiner.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/node_def.pb.h"
 
@@ -66,6 +72,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   if (!ParseGraphDef(bytes, &graph).ok()) return 0;
   if (graph.node_size() > kMaxNodes) return 0;
+
+  // What `minflow validate` does, checked against the fail-fast importer.
+  std::vector<Status> errors;
+  {
+    Graph collected(OpRegistry::Global());
+    GraphConstructorOptions options;
+    options.errors = &errors;
+    (void)ConvertGraphDefToGraph(options, graph, &collected);
+    const size_t import_errors = errors.size();
+    Graph strict(OpRegistry::Global());
+    const bool strict_ok =
+        ConvertGraphDefToGraph(GraphConstructorOptions(), graph, &strict).ok();
+    if (strict_ok != (import_errors == 0)) __builtin_trap();
+    ShapeRefiner refiner(collected.versions().producer(), OpRegistry::Global());
+    (void)refiner.RefineGraphCollectingErrors(GraphView(collected), &errors);
+  }
 
   absl::flat_hash_set<std::string> consumed;
   for (const NodeDef& n : graph.node()) {

@@ -29,6 +29,7 @@
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/session.h"
+#include "minflow/runtime/trace.h"
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
@@ -292,21 +293,6 @@ std::string Mib(int64_t bytes) {
   return absl::StrFormat("%.2f MiB", bytes / (1024.0 * 1024.0));
 }
 
-std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += absl::StrFormat("\\u%04x", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 struct BenchResult {
   std::string graph;
   int num_nodes = 0;
@@ -327,7 +313,7 @@ std::string ToJson(const BenchResult& r) {
   std::ostringstream os;
   os << std::setprecision(6);
   const LatencySummary& l = r.latency;
-  os << "{\n  \"graph\": " << JsonString(r.graph)
+  os << "{\n  \"graph\": " << JsonQuote(r.graph)
      << ",\n  \"nodes\": " << r.num_nodes << ",\n  \"init_ms\": " << r.init_ms
      << ",\n  \"init_breakdown_ms\": {\"parse\": " << r.parse_ms
      << ", \"import_refine\": " << r.create_ms
@@ -345,15 +331,15 @@ std::string ToJson(const BenchResult& r) {
     os << ",\n  \"profiled_runs\": " << r.profiled_runs << ",\n  \"ops\": [";
     for (size_t i = 0; i < r.profile.ops.size(); ++i) {
       const OpRow& op = r.profile.ops[i];
-      os << (i ? ",\n    " : "\n    ") << "{\"op\": " << JsonString(op.op)
+      os << (i ? ",\n    " : "\n    ") << "{\"op\": " << JsonQuote(op.op)
          << ", \"count\": " << op.count << ", \"total_us\": " << op.total_us
          << ", \"avg_us\": " << op.avg_us << ", \"share\": " << op.share << "}";
     }
     os << "\n  ],\n  \"slowest_nodes\": [";
     for (size_t i = 0; i < r.profile.slowest.size(); ++i) {
       const NodeRow& n = r.profile.slowest[i];
-      os << (i ? ",\n    " : "\n    ") << "{\"node\": " << JsonString(n.node)
-         << ", \"op\": " << JsonString(n.op) << ", \"avg_us\": " << n.avg_us
+      os << (i ? ",\n    " : "\n    ") << "{\"node\": " << JsonQuote(n.node)
+         << ", \"op\": " << JsonQuote(n.op) << ", \"avg_us\": " << n.avg_us
          << "}";
     }
     os << "\n  ]";

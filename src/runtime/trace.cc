@@ -9,10 +9,8 @@
 #include "minflow/tensor_description.pb.h"
 
 namespace minflow {
-namespace {
 
-// JSON string escaping for names that may hold quotes or control bytes.
-std::string JsonString(const std::string& s) {
+std::string JsonQuote(absl::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -39,6 +37,8 @@ std::string JsonString(const std::string& s) {
   out += "\"";
   return out;
 }
+
+namespace {
 
 std::string ShapeString(const TensorShapeProto& shape) {
   if (shape.unknown_rank()) return "?";
@@ -71,11 +71,11 @@ std::string StepStatsToChromeTrace(const StepStats& step_stats) {
     const DeviceStepStats& dev = step_stats.dev_stats(pid);
     events.push_back(absl::StrCat(R"({"name":"process_name","ph":"M","pid":)",
                                   pid, R"(,"args":{"name":)",
-                                  JsonString(dev.device()), "}}"));
+                                  JsonQuote(dev.device()), "}}"));
     for (const auto& [tid, name] : dev.thread_names()) {
       events.push_back(absl::StrCat(
           R"({"name":"thread_name","ph":"M","pid":)", pid, R"(,"tid":)", tid,
-          R"(,"args":{"name":)", JsonString(name), "}}"));
+          R"(,"args":{"name":)", JsonQuote(name), "}}"));
     }
     for (const NodeExecStats& ns : dev.node_stats()) {
       const double ts = (ns.all_start_nanos() - origin) / 1000.0;
@@ -89,12 +89,11 @@ std::string StepStatsToChromeTrace(const StepStats& step_stats) {
       const std::string op =
           ns.timeline_label().empty() ? ns.node_name() : ns.timeline_label();
       events.push_back(absl::StrCat(
-          R"({"name":)", JsonString(ns.node_name()), R"(,"cat":)",
-          JsonString(op), R"(,"ph":"X","pid":)", pid, R"(,"tid":)",
-          ns.thread_id(), R"(,"ts":)", ts, R"(,"dur":)", dur,
-          R"(,"args":{"op":)", JsonString(op), R"(,"output_shapes":)",
-          JsonString(absl::StrJoin(shapes, ";")), R"(,"bytes_allocated":)",
-          bytes, "}}"));
+          R"({"name":)", JsonQuote(ns.node_name()), R"(,"cat":)", JsonQuote(op),
+          R"(,"ph":"X","pid":)", pid, R"(,"tid":)", ns.thread_id(), R"(,"ts":)",
+          ts, R"(,"dur":)", dur, R"(,"args":{"op":)", JsonQuote(op),
+          R"(,"output_shapes":)", JsonQuote(absl::StrJoin(shapes, ";")),
+          R"(,"bytes_allocated":)", bytes, "}}"));
     }
   }
   return absl::StrCat("{\"traceEvents\":[\n", absl::StrJoin(events, ",\n"),

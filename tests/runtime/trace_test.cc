@@ -58,5 +58,11 @@ TEST(TraceTest, EmptyStepStatsIsValidEmptyTrace) {
             "{\"traceEvents\":[\n\n],\"displayTimeUnit\":\"ns\"}\n");
 }
 
+TEST(TraceTest, JsonQuoteEscapesQuotesBackslashesAndControlBytes) {
+  EXPECT_EQ(JsonQuote("plain/name:0"), "\"plain/name:0\"");
+  EXPECT_EQ(JsonQuote("a\"b\\c\nd\te\x01"), "\"a\\\"b\\\\c\\nd\\te\\u0001\"");
+  EXPECT_EQ(JsonQuote(""), "\"\"");
+}
+
 }  // namespace
 }  // namespace minflow

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
+
 namespace minflow {
 
 class StepStats;
@@ -12,5 +14,10 @@ class StepStats;
 // thread, with the op, the output shapes and the bytes allocated in args;
 // timestamps in microseconds from the step's first node.
 std::string StepStatsToChromeTrace(const StepStats& step_stats);
+
+// `s` as a JSON string literal, quotes included; quotes, backslashes and
+// control bytes escaped. (Also what `minflow bench --json` writes names
+// with.)
+std::string JsonQuote(absl::string_view s);
 
 }  // namespace minflow
