@@ -8,7 +8,7 @@
 #                                  [--filter REGEX]
 #   --quick       0.05 s per benchmark instead of 0.5 s, and the minflow bench
 #                 graphs for 0.2 s instead of 2 s: the whole suite in about
-#                 30 s on 2 cores (the full run takes a few minutes).
+#                 30 s on 2 cores (the full run takes about 2 minutes).
 #   --out DIR     where the JSON files go (default bench-results/<date>).
 #   --no-build    use what build/release already holds.
 #   --filter RE   passed to every binary as --benchmark_filter.
