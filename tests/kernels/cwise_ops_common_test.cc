@@ -1,3 +1,7 @@
+// The header runs Eigen expressions on a ThreadPoolDevice, which Eigen only
+// defines with EIGEN_USE_THREADS (as in cwise_ops_common.cc).
+#define EIGEN_USE_THREADS
+
 #include "src/kernels/cwise_ops_common.h"
 
 #include <array>
