@@ -562,6 +562,16 @@ Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
                       Allocator* allocator, const NodeDef& node_def,
                       int graph_def_version,
                       std::unique_ptr<OpKernel>* kernel) {
+  return CreateOpKernel(std::move(device_type), device, allocator, node_def,
+                        graph_def_version, {}, {}, kernel);
+}
+
+Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
+                      Allocator* allocator, const NodeDef& node_def,
+                      int graph_def_version,
+                      absl::Span<const PartialTensorShape> input_shapes,
+                      absl::Span<const PartialTensorShape> output_shapes,
+                      std::unique_ptr<OpKernel>* kernel) {
   kernel->reset();
   const OpRegistrationData* op_reg = nullptr;
   Status s = OpRegistry::Global()->LookUp(node_def.op(), &op_reg);
@@ -594,11 +604,21 @@ Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
   FillMemoryTypes(device_type, &reg->def, *def, op_def, inputs, outputs,
                   &input_memory, &output_memory, &s);
   MF_RETURN_IF_ERROR(s);
+  if ((!input_shapes.empty() && input_shapes.size() != inputs.size()) ||
+      (!output_shapes.empty() && output_shapes.size() != outputs.size())) {
+    return errors::Internal("CreateOpKernel: ", input_shapes.size(),
+                            " input and ", output_shapes.size(),
+                            " output shapes for node ",
+                            FormatNodeDefForError(*def), " with ",
+                            inputs.size(), " inputs and ", outputs.size(),
+                            " outputs");
+  }
 
   Status status;
   OpKernelConstruction context(device_type, device, allocator, def, &op_def,
                                inputs, input_memory, outputs, output_memory,
-                               graph_def_version, &status);
+                               graph_def_version, &status, input_shapes,
+                               output_shapes);
   std::unique_ptr<OpKernel> made(reg->factory->Create(&context));
   MF_RETURN_IF_ERROR(status);
   if (made == nullptr) {

@@ -117,7 +117,9 @@ OpKernelConstruction::OpKernelConstruction(
     std::shared_ptr<const NodeDef> node_def, const OpDef* op_def,
     DataTypeSlice input_types, MemoryTypeSlice input_memory_types,
     DataTypeSlice output_types, MemoryTypeSlice output_memory_types,
-    int graph_def_version, Status* status)
+    int graph_def_version, Status* status,
+    absl::Span<const PartialTensorShape> input_shapes,
+    absl::Span<const PartialTensorShape> output_shapes)
     : device_type_(std::move(device_type)),
       device_(device),
       allocator_(allocator),
@@ -128,7 +130,9 @@ OpKernelConstruction::OpKernelConstruction(
       output_types_(output_types),
       output_memory_types_(output_memory_types),
       graph_def_version_(graph_def_version),
-      status_(status) {}
+      status_(status),
+      input_shapes_(input_shapes),
+      output_shapes_(output_shapes) {}
 
 Status OpKernelConstruction::MatchSignature(DataTypeSlice expected_inputs,
                                             DataTypeSlice expected_outputs) {

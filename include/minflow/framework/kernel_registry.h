@@ -14,8 +14,10 @@
 #include "absl/base/attributes.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "minflow/core/allocator.h"
 #include "minflow/core/status.h"
+#include "minflow/core/tensor_shape.h"
 #include "minflow/core/types.h"
 #include "minflow/framework/kernel_def_builder.h"
 
@@ -85,6 +87,15 @@ Status SupportedDeviceTypesForNode(
 Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
                       Allocator* allocator, const NodeDef& node_def,
                       int graph_def_version, std::unique_ptr<OpKernel>* kernel);
+// As above, handing the constructor the shapes shape inference found for
+// the node (OpKernelConstruction::input_shapes/output_shapes); each span is
+// empty or has one entry per input (output).
+Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
+                      Allocator* allocator, const NodeDef& node_def,
+                      int graph_def_version,
+                      absl::Span<const PartialTensorShape> input_shapes,
+                      absl::Span<const PartialTensorShape> output_shapes,
+                      std::unique_ptr<OpKernel>* kernel);
 // TensorFlow's older form.
 std::unique_ptr<OpKernel> CreateOpKernel(DeviceType device_type,
                                          DeviceBase* device,

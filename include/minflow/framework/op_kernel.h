@@ -132,7 +132,9 @@ class AsyncOpKernel : public OpKernel {
 class OpKernelConstruction {
  public:
   // Made by CreateOpKernel; the spans must outlive this object. `status`
-  // collects what the constructor reports.
+  // collects what the constructor reports. `input_shapes`/`output_shapes`
+  // are what shape inference found for the node (empty when the graph was
+  // not refined).
   OpKernelConstruction(DeviceType device_type, DeviceBase* device,
                        Allocator* allocator,
                        std::shared_ptr<const NodeDef> node_def,
@@ -140,7 +142,9 @@ class OpKernelConstruction {
                        MemoryTypeSlice input_memory_types,
                        DataTypeSlice output_types,
                        MemoryTypeSlice output_memory_types,
-                       int graph_def_version, Status* status);
+                       int graph_def_version, Status* status,
+                       absl::Span<const PartialTensorShape> input_shapes = {},
+                       absl::Span<const PartialTensorShape> output_shapes = {});
   OpKernelConstruction(const OpKernelConstruction&) = delete;
   OpKernelConstruction& operator=(const OpKernelConstruction&) = delete;
 
@@ -155,6 +159,18 @@ class OpKernelConstruction {
   DataType output_type(int i) const { return output_types_[i]; }
   DataTypeSlice output_types() const { return output_types_; }
   MemoryTypeSlice output_memory_types() const { return output_memory_types_; }
+
+  // The shapes the graph's shape inference gave this node's inputs and
+  // outputs, one per input (output), possibly partly or wholly unknown; both
+  // empty when the kernel is made outside a refined graph. A kernel may use
+  // them to prepare work before its first Compute, but must still check
+  // every input it is given there.
+  absl::Span<const PartialTensorShape> input_shapes() const {
+    return input_shapes_;
+  }
+  absl::Span<const PartialTensorShape> output_shapes() const {
+    return output_shapes_;
+  }
 
   // InvalidArgument "Signature mismatch, have: float->float expected:
   // int32->int32" unless the node's types are exactly these.
@@ -207,6 +223,8 @@ class OpKernelConstruction {
   MemoryTypeSlice output_memory_types_;
   const int graph_def_version_;
   Status* const status_;
+  absl::Span<const PartialTensorShape> input_shapes_;
+  absl::Span<const PartialTensorShape> output_shapes_;
 };
 
 // An input handed to a kernel: a tensor the executor owns, and for ref
