@@ -4,11 +4,12 @@
 // Placeholders are fed tensors of their declared dtype and shape (unknown
 // dims 1), and every node nothing consumes is fetched. Any Status is fine;
 // crashes, sanitizer reports, hangs and leaks are not, and neither is the
-// collecting import disagreeing with the fail-fast one about whether the
-// graph has an error.
+// collecting pipeline (import and refinement) disagreeing with the
+// fail-fast one about whether the graph has an error.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,10 +21,9 @@
 #include "minflow/attr_value.pb.h"
 #include "minflow/core/tensor_shape.h"
 #include "minflow/framework/op.h"
-#include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
-#include "minflow/graph/shape_refiner.h"
-#include "minflow/graph/subgraph.h"
+#include "minflow/graph/graph_pipeline.h"
+#include "minflow/graph/tensor_id.h"
 #include "minflow/node_def.pb.h"
 
 namespace minflow {
@@ -73,28 +73,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ParseGraphDef(bytes, &graph).ok()) return 0;
   if (graph.node_size() > kMaxNodes) return 0;
 
-  // What `minflow validate` does, checked against the fail-fast importer.
-  std::vector<Status> errors;
+  // What `minflow validate` does, checked against the fail-fast pipeline
+  // Session::Create uses: one fails exactly when the other finds an error.
   {
-    Graph collected(OpRegistry::Global());
-    GraphConstructorOptions options;
-    options.errors = &errors;
-    (void)ConvertGraphDefToGraph(options, graph, &collected);
-    const size_t import_errors = errors.size();
-    Graph strict(OpRegistry::Global());
+    std::vector<Status> errors;
+    GraphPipelineOptions collecting;
+    collecting.errors = &errors;
+    std::unique_ptr<GraphPipeline> collected;
+    (void)GraphPipeline::Prepare(graph, collecting, &collected);
+    std::unique_ptr<GraphPipeline> strict;
     const bool strict_ok =
-        ConvertGraphDefToGraph(GraphConstructorOptions(), graph, &strict).ok();
-    if (strict_ok != (import_errors == 0)) __builtin_trap();
-    ShapeRefiner refiner(collected.versions().producer(), OpRegistry::Global());
-    (void)refiner.RefineGraphCollectingErrors(GraphView(collected), &errors);
+        GraphPipeline::Prepare(graph, GraphPipelineOptions(), &strict).ok();
+    if (strict_ok != errors.empty()) __builtin_trap();
   }
 
   absl::flat_hash_set<std::string> consumed;
   for (const NodeDef& n : graph.node()) {
     for (const std::string& in : n.input()) {
-      TensorId id;
-      if (!absl::StartsWith(in, "^") && ParseTensorName(in, &id).ok()) {
-        consumed.insert(id.node);
+      TensorIdView id;
+      if (ParseNodeInput(in, &id).ok() && !id.IsControl()) {
+        consumed.insert(std::string(id.node));
       }
     }
   }

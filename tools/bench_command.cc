@@ -33,6 +33,7 @@
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/signature_flags.h"
 
 namespace minflow {
 namespace tools {
@@ -41,7 +42,9 @@ void BenchHelp(std::ostream& os) {
   os << R"(Usage: minflow bench GRAPH [options]
 
 Measures a GraphDef: init time (parse; import and shape refinement; pruning,
-placement and kernel creation), the first run, steady-state latency (min,
+optimisation passes, placement and kernel creation), what each graph
+optimisation pass did (nodes before and after, time), the first run,
+steady-state latency (min,
 median, mean, p90, p99, max) and runs per second, and peak memory (the host
 allocator's peak bytes and the process's peak RSS).
 
@@ -66,7 +69,9 @@ Options (as for minflow run):
                           untraced runs.
   --json FILE             Write the figures as JSON: init_ms, first_run_ms,
                           runs, latency_us {min, median, mean, p90, p99, max},
-                          runs_per_s, peak_bytes, peak_rss_bytes, and with
+                          runs_per_s, peak_bytes, peak_rss_bytes, passes
+                          [{name, phase, ran, nodes_before, nodes_after,
+                          duration_us}], and with
                           --op-profile ops [{op, count, total_us, avg_us,
                           share}] and slowest_nodes.
   With --trace, the timeline of the last traced run is written.
@@ -307,6 +312,8 @@ struct BenchResult {
   bool profiled = false;
   int profiled_runs = 0;
   OpProfile profile;
+  // What each graph optimisation pass did when the signature was prepared.
+  std::vector<GraphPassRecord> passes;
 };
 
 std::string ToJson(const BenchResult& r) {
@@ -327,6 +334,17 @@ std::string ToJson(const BenchResult& r) {
      << ",\n  \"runs_per_s\": " << r.runs_per_s
      << ",\n  \"peak_bytes\": " << r.peak_bytes
      << ",\n  \"peak_rss_bytes\": " << r.peak_rss_bytes;
+  os << ",\n  \"passes\": [";
+  for (size_t i = 0; i < r.passes.size(); ++i) {
+    const GraphPassRecord& p = r.passes[i];
+    os << (i ? ",\n    " : "\n    ") << "{\"name\": " << JsonQuote(p.name())
+       << ", \"phase\": " << JsonQuote(p.phase())
+       << ", \"ran\": " << (p.ran() ? "true" : "false")
+       << ", \"nodes_before\": " << p.nodes_before()
+       << ", \"nodes_after\": " << p.nodes_after()
+       << ", \"duration_us\": " << p.duration_us() << "}";
+  }
+  os << (r.passes.empty() ? "]" : "\n  ]");
   if (r.profiled) {
     os << ",\n  \"profiled_runs\": " << r.profiled_runs << ",\n  \"ops\": [";
     for (size_t i = 0; i < r.profile.ops.size(); ++i) {
@@ -354,6 +372,7 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
       "init: %.3f ms (parse %.3f, import+refine %.3f, "
       "prune+place+kernels %.3f)\n",
       r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
+  PrintPassRecords(r.passes, os);
   os << absl::StrFormat("first run: %.3f ms\n", r.first_run_ms);
   os << absl::StrFormat("runs: %d in %.3f s (%.1f runs/s)\n", r.runs, r.total_s,
                         r.runs_per_s);
@@ -502,9 +521,12 @@ int BenchMain(const CommandContext& ctx) {
 
   std::vector<Tensor> outputs;
   const auto first_start = Clock::now();
-  s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
+  RunMetadata first_metadata;
+  s = (*session)->RunCallable(timed, feed_tensors, &outputs, &first_metadata);
   if (!s.ok()) return fail(s, kExitFailure);
   result.first_run_ms = MillisSince(first_start);
+  result.passes.assign(first_metadata.graph_passes().begin(),
+                       first_metadata.graph_passes().end());
   for (int i = 0; i < bench.warmup; ++i) {
     s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
     if (!s.ok()) return fail(s, kExitFailure);

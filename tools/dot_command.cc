@@ -16,18 +16,19 @@
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
-#include "minflow/graph/placer.h"
-#include "minflow/graph/shape_refiner.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/session.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/signature_flags.h"
 
 namespace minflow {
 namespace tools {
 
 void DotHelp(std::ostream& os) {
   os << R"(Usage: minflow dot GRAPH [--shapes] [--devices] [--allow-soft-placement]
+       minflow dot GRAPH --optimized [--shapes] [signature options]
 
 Writes GRAPH (a GraphDef, binary .pb or text .pbtxt) as a Graphviz DOT
 digraph on stdout: one box per node, labelled with its name and op; one arrow
@@ -41,17 +42,25 @@ Options:
                           requests, kernels, colocation) and show each
                           node's device; nodes are grouped and coloured by
                           device.
-  --allow-soft-placement  With --devices: place a node elsewhere when its
-                          requested device does not exist or has no kernel.
+  --allow-soft-placement  With --devices or --optimized: place a node
+                          elsewhere when its requested device does not
+                          exist or has no kernel.
+  --optimized             Draw the graph as the executor runs it for one
+                          signature (what minflow optimize writes): feeds as
+                          _Arg and fetches as _Retval nodes, pruned, after
+                          the optimisation passes, placed (implies
+                          --devices). Takes minflow optimize's --feed,
+                          --fetch, --target and --disable.
 
 Examples:
   minflow dot examples/graphs/digits_mlp.pbtxt --shapes | dot -Tsvg > g.svg
   minflow dot model.pb --devices --shapes > model.dot
+  minflow dot model.pb --optimized --feed x --fetch probs --shapes
 
 Exit codes: 0 success; 1 the file cannot be read or devices cannot be
-created; 2 usage error; 3 the graph does not parse, import, refine (with
---shapes) or place (with --devices); 'minflow validate GRAPH' lists every
-error.
+created; 2 usage error; 3 the graph does not parse, import, refine, place
+(with --devices) or prepare (with --optimized); 'minflow validate GRAPH'
+lists every error.
 )";
 }
 
@@ -61,17 +70,26 @@ struct DotFlags {
   std::string graph;
   bool shapes = false;
   bool devices = false;
-  bool soft_placement = false;
+  bool optimized = false;
+  SignatureFlags signature;
 };
 
 Status ParseDotFlags(const std::vector<std::string>& args, DotFlags* flags) {
-  for (const std::string& arg : args) {
-    if (arg == "--shapes") {
+  bool signature_flags = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    MF_ASSIGN_OR_RETURN(const bool consumed,
+                        ParseSignatureFlag(args, &i, &flags->signature));
+    if (consumed) {
+      signature_flags = signature_flags || arg != "--allow-soft-placement";
+      continue;
+    }
+    if (arg == "--optimized") {
+      flags->optimized = true;
+    } else if (arg == "--shapes") {
       flags->shapes = true;
     } else if (arg == "--devices") {
       flags->devices = true;
-    } else if (arg == "--allow-soft-placement") {
-      flags->soft_placement = true;
     } else if (absl::StartsWith(arg, "-")) {
       return errors::InvalidArgument("unknown flag '", arg, "'");
     } else if (!flags->graph.empty()) {
@@ -82,9 +100,16 @@ Status ParseDotFlags(const std::vector<std::string>& args, DotFlags* flags) {
     }
   }
   if (flags->graph.empty()) return errors::InvalidArgument("GRAPH is missing");
-  if (flags->soft_placement && !flags->devices) {
-    return errors::InvalidArgument("--allow-soft-placement needs --devices");
+  if (flags->signature.allow_soft_placement && !flags->devices &&
+      !flags->optimized) {
+    return errors::InvalidArgument(
+        "--allow-soft-placement needs --devices or --optimized");
   }
+  if (signature_flags && !flags->optimized) {
+    return errors::InvalidArgument(
+        "--feed, --fetch, --target and --disable need --optimized");
+  }
+  if (flags->optimized) flags->devices = true;
   return OkStatus();
 }
 
@@ -119,20 +144,17 @@ constexpr char kPlainColor[] = "#f2f2f2";
 
 // What the optional passes add to the drawing.
 struct Annotations {
-  const ShapeRefiner* refiner = nullptr;  // with --shapes
+  bool shapes = false;
   bool devices = false;
 };
 
-std::string EdgeLabel(const Edge& e, const ShapeRefiner* refiner) {
+std::string EdgeLabel(const Edge& e, bool shapes) {
   std::string label;
   if (e.src_output != 0) label = absl::StrCat(":", e.src_output);
-  const int src = e.src->id();
-  if (refiner != nullptr && refiner->has_node(src) &&
-      e.src_output < refiner->num_outputs(src)) {
-    absl::StrAppend(
-        &label, label.empty() ? "" : " ",
-        DataTypeString(refiner->output_type(src, e.src_output)), " ",
-        refiner->ShapeString(refiner->output_shape(src, e.src_output)));
+  if (shapes && !e.src->output_shapes().empty()) {
+    absl::StrAppend(&label, label.empty() ? "" : " ",
+                    DataTypeString(e.src->output_type(e.src_output)), " ",
+                    e.src->output_shape(e.src_output).DebugString());
   }
   return label;
 }
@@ -182,7 +204,7 @@ void WriteDot(const Graph& graph, const std::string& title,
       if (e->IsControlEdge()) {
         os << " [style=dashed]";
       } else {
-        const std::string label = EdgeLabel(*e, notes.refiner);
+        const std::string label = EdgeLabel(*e, notes.shapes);
         if (!label.empty()) os << " [label=" << Quote(label) << "]";
       }
       os << ";\n";
@@ -207,7 +229,7 @@ int DotMain(const CommandContext& ctx) {
   if (!s.ok()) {
     *ctx.err << "minflow dot: " << s.message()
              << "\nUsage: minflow dot GRAPH [--shapes] [--devices] "
-                "[--allow-soft-placement]\n";
+                "[--allow-soft-placement] [--optimized ...]\n";
     return kExitUsage;
   }
   GraphDef graph_def;
@@ -222,22 +244,24 @@ int DotMain(const CommandContext& ctx) {
     return kExitInvalidGraph;
   };
 
-  Graph graph(OpRegistry::Global());
-  s = ConvertGraphDefToGraph(GraphConstructorOptions(), graph_def, &graph);
-  if (!s.ok()) return invalid(s);
   Annotations notes;
-  // Refined before placement: placement may add copy nodes, which are
-  // drawn without shapes.
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  std::unique_ptr<GraphView> view;
-  if (flags.shapes) {
-    view = std::make_unique<GraphView>(graph);
-    s = refiner.RefineGraph(*view);
-    if (!s.ok()) return invalid(s);
-    notes.refiner = &refiner;
-  }
+  notes.shapes = flags.shapes;
+  notes.devices = flags.devices;
+  std::unique_ptr<GraphPipeline> pipeline;
   std::vector<std::unique_ptr<Device>> devices;
-  if (flags.devices) {
+  PreparedGraph prepared;
+  if (flags.optimized) {
+    s = PrepareSignature(std::move(graph_def), flags.signature, &devices,
+                         &pipeline, &prepared);
+    if (!s.ok()) return invalid(s);
+  } else {
+    // A graph whose shapes do not refine can still be drawn, without them.
+    GraphPipelineOptions options;
+    options.tolerate_shape_errors = !flags.shapes && !flags.devices;
+    s = GraphPipeline::Prepare(std::move(graph_def), options, &pipeline);
+    if (!s.ok()) return invalid(s);
+  }
+  if (flags.devices && !flags.optimized) {
     SessionOptions options;
     options.config.set_intra_op_parallelism_threads(1);
     s = CreateDevices(options, &devices);
@@ -245,14 +269,16 @@ int DotMain(const CommandContext& ctx) {
       *ctx.err << "minflow dot: " << s.message() << "\n";
       return kExitFailure;
     }
-    std::vector<Device*> device_ptrs;
-    for (const auto& d : devices) device_ptrs.push_back(d.get());
-    PlacerOptions placer;
-    placer.allow_soft_placement = flags.soft_placement;
-    s = PlaceGraph(device_ptrs, placer, &graph);
+    // The whole graph, placed as it is: no signature, no passes.
+    SignatureOptions place;
+    for (const auto& d : devices) place.devices.push_back(d.get());
+    place.allow_soft_placement = flags.signature.allow_soft_placement;
+    place.passes.rewriter.set_disable_meta_optimizer(true);
+    s = pipeline->PrepareForSignature({}, {}, {}, place, &prepared);
     if (!s.ok()) return invalid(s);
-    notes.devices = true;
   }
+  const Graph& graph =
+      prepared.graph != nullptr ? *prepared.graph : pipeline->graph();
   WriteDot(graph, GraphTitle(flags.graph), notes, *ctx.out);
   return kExitOk;
 }

@@ -241,9 +241,9 @@ std::vector<std::string> DefaultFetches(const GraphDef& graph_def) {
   absl::flat_hash_set<std::string> consumed;
   for (const NodeDef& n : graph_def.node()) {
     for (const std::string& in : n.input()) {
-      TensorId id;
-      if (!absl::StartsWith(in, "^") && ParseTensorName(in, &id).ok()) {
-        consumed.insert(id.node);
+      TensorIdView id;
+      if (ParseNodeInput(in, &id).ok() && !id.IsControl()) {
+        consumed.insert(std::string(id.node));
       }
     }
   }

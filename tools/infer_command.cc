@@ -1,4 +1,5 @@
 // `minflow infer`: every node's output dtypes and shapes for a GraphDef.
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -9,8 +10,9 @@
 #include "minflow/core/status.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
-#include "minflow/graph/shape_refiner.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "minflow/node_def.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
@@ -59,23 +61,21 @@ int InferMain(const CommandContext& ctx) {
     *ctx.err << "minflow infer: " << s.message() << "\n";
     return ExitCodeForLoadError(s);
   }
-  const int version = graph.versions().producer() > 0
-                          ? graph.versions().producer()
-                          : kGraphDefVersion;
-  ShapeRefiner refiner(version, OpRegistry::Global());
-  s = refiner.RefineGraphDef(graph);
+  std::unique_ptr<GraphPipeline> pipeline;
+  s = GraphPipeline::Prepare(std::move(graph), GraphPipelineOptions(),
+                             &pipeline);
   if (!s.ok()) {
     *ctx.err << "minflow infer: " << s.message() << "\n";
     return kExitInvalidGraph;
   }
-  for (int i = 0; i < graph.node_size(); ++i) {
+  // Node ids follow the file's order.
+  for (const Node* node : pipeline->graph().nodes()) {
     std::vector<std::string> outputs;
-    for (int j = 0; j < refiner.num_outputs(i); ++j) {
-      outputs.push_back(
-          absl::StrCat(DataTypeString(refiner.output_type(i, j)), " ",
-                       refiner.ShapeString(refiner.output_shape(i, j))));
+    for (int j = 0; j < node->num_outputs(); ++j) {
+      outputs.push_back(absl::StrCat(DataTypeString(node->output_type(j)), " ",
+                                     node->output_shape(j).DebugString()));
     }
-    *ctx.out << graph.node(i).name() << " = " << graph.node(i).op() << " -> "
+    *ctx.out << node->name() << " = " << node->type_string() << " -> "
              << (outputs.empty() ? "(no outputs)"
                                  : absl::StrJoin(outputs, ", "))
              << "\n";

@@ -28,6 +28,8 @@ int ValidateMain(const CommandContext& ctx);
 void ValidateHelp(std::ostream& os);
 int DotMain(const CommandContext& ctx);
 void DotHelp(std::ostream& os);
+int OptimizeMain(const CommandContext& ctx);
+void OptimizeHelp(std::ostream& os);
 
 namespace {
 
@@ -46,6 +48,8 @@ constexpr Command kCommands[] = {
      ValidateMain, ValidateHelp},
     {"dot", "draw a graph: Graphviz DOT with shapes and devices", DotMain,
      DotHelp},
+    {"optimize", "write a graph as the executor runs it: rewritten, optimised",
+     OptimizeMain, OptimizeHelp},
 };
 
 void PrintUsage(std::ostream& os) {

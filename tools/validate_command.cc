@@ -1,16 +1,15 @@
 // `minflow validate GRAPH`: imports and shape-refines a GraphDef without
 // running it and reports every independent error.
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "minflow/core/status.h"
-#include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
-#include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
-#include "minflow/graph/shape_refiner.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
 
@@ -62,13 +61,10 @@ int ValidateMain(const CommandContext& ctx) {
   // Import what is valid, then refine that; each stage skips what depends
   // on an earlier error. See Note [Collecting import errors].
   std::vector<Status> errors;
-  Graph graph(OpRegistry::Global());
-  GraphConstructorOptions options;
+  GraphPipelineOptions options;
   options.errors = &errors;
-  ConvertGraphDefToGraph(options, graph_def, &graph).IgnoreError();
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  const GraphView view(graph);
-  refiner.RefineGraphCollectingErrors(view, &errors).IgnoreError();
+  std::unique_ptr<GraphPipeline> pipeline;
+  GraphPipeline::Prepare(graph_def, options, &pipeline).IgnoreError();
 
   for (const Status& error : errors) {
     *ctx.err << path << ": error: " << error.message() << "\n";

@@ -12,6 +12,7 @@
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph_constructor.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "minflow/op_def.pb.h"
 #include "src/c/c_api_internal.h"
 
@@ -32,10 +33,7 @@ Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu) {
   const VersionDef versions = g->graph.versions();
   MF_RETURN_IF_ERROR(ImportGraphDef(options, graph_def, &g->graph, added));
-  auto view = std::make_unique<GraphView>(g->graph);
-  auto refiner = std::make_unique<ShapeRefiner>(g->graph.versions().producer(),
-                                                g->graph.op_registry());
-  const Status s = refiner->RefineGraph(*view);
+  const Status s = GraphPipeline::RefineAndAttachShapes(&g->graph);
   if (!s.ok()) {
     for (auto it = added->rbegin(); it != added->rend(); ++it) {
       g->graph.RemoveNode(*it);
@@ -44,8 +42,6 @@ Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
     g->graph.set_versions(versions);
     return s;
   }
-  g->refiner = std::move(refiner);
-  g->view = std::move(view);
   return OkStatus();
 }
 
@@ -150,7 +146,7 @@ StatusOr<Node*> FinishOperation(MF_OperationDescription* desc) {
   return added.at(0);
 }
 
-// The inferred shape of `output` (unknown when the refiner has none).
+// The inferred shape of `output` (unknown when refinement did not reach it).
 Status TensorShapeOf(MF_Graph* graph, MF_Output output, const char* function,
                      PartialTensorShape* shape) {
   if (graph == nullptr) return NullArgument(function, "graph");
@@ -165,10 +161,7 @@ Status TensorShapeOf(MF_Graph* graph, MF_Output output, const char* function,
                               node->num_outputs(), " outputs, but got index ",
                               output.index);
   }
-  *shape = PartialTensorShape();
-  if (graph->refiner != nullptr && graph->refiner->has_node(node->id())) {
-    *shape = graph->refiner->OutputPartialShape(node->id(), output.index);
-  }
+  *shape = node->output_shape(output.index);
   return OkStatus();
 }
 

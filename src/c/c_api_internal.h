@@ -14,7 +14,6 @@
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
 #include "minflow/graph/graph.h"
-#include "minflow/graph/shape_refiner.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/runtime/session.h"
 
@@ -42,8 +41,9 @@ struct MF_SessionOptions {
 // cast, so it stays valid as long as the graph (nodes are only removed when
 // an import or MF_FinishOperation fails, before anyone saw them). Every
 // change goes through ImportGraphDef, the importer sessions use, followed
-// by a ShapeRefiner run over the whole graph; a failure removes what the
-// change added. The last refiner is kept to answer MF_GraphGetTensorShape.
+// by the graph pipeline's refinement of the whole graph, which leaves the
+// shapes on the nodes (they answer MF_GraphGetTensorShape); a failure
+// removes what the change added.
 // A session copies the graph (as a GraphDef) when it is made, and holds a
 // reference so the MF_Graph outlives it.
 struct MF_Graph {
@@ -51,8 +51,6 @@ struct MF_Graph {
 
   absl::Mutex mu;
   minflow::Graph graph ABSL_GUARDED_BY(mu);
-  std::unique_ptr<minflow::GraphView> view ABSL_GUARDED_BY(mu);
-  std::unique_ptr<minflow::ShapeRefiner> refiner ABSL_GUARDED_BY(mu);
   int num_sessions ABSL_GUARDED_BY(mu) = 0;
   bool delete_requested ABSL_GUARDED_BY(mu) = false;
 };

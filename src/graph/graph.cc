@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "minflow/attr_value.pb.h"
 #include "minflow/core/logging.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
@@ -21,6 +22,12 @@ Status Node::input_edge(int index, const Edge** edge) const {
   }
   return errors::InvalidArgument("Node ", name(), " has no edge into input ",
                                  index);
+}
+
+PartialTensorShape Node::output_shape(int index) const {
+  return index >= 0 && index < static_cast<int>(output_shapes_.size())
+             ? output_shapes_[index]
+             : PartialTensorShape();
 }
 
 Graph::Graph(const OpRegistryInterface* ops) : ops_(ops) {}
@@ -76,6 +83,34 @@ StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
   return node;
 }
 
+std::unique_ptr<Graph> Graph::Clone() const {
+  auto copy = std::make_unique<Graph>(ops_);
+  copy->versions_ = versions_;
+  copy->Reserve(num_nodes_, num_edges_);
+  copy->nodes_.assign(nodes_.size(), nullptr);
+  for (const Node* n : nodes_) {
+    if (n == nullptr) continue;
+    Node* c = copy->NewNode();
+    c->id_ = n->id_;
+    c->def_ = n->def_;
+    c->op_def_ = n->op_def_;
+    c->input_types_ = n->input_types_;
+    c->output_types_ = n->output_types_;
+    c->assigned_device_ = n->assigned_device_;
+    c->output_shapes_ = n->output_shapes_;
+    copy->nodes_[c->id_] = c;
+    copy->name_index_.emplace(c->name(), c);
+    ++copy->num_nodes_;
+  }
+  // In id order, so every node's edge lists keep their order.
+  for (const Edge* e : edges_) {
+    if (e == nullptr) continue;
+    copy->AddEdge(copy->nodes_[e->src->id_], e->src_output,
+                  copy->nodes_[e->dst->id_], e->dst_input);
+  }
+  return copy;
+}
+
 void Graph::RemoveNode(Node* node) {
   MF_CHECK(node != nullptr && FindNodeId(node->id()) == node);
   // Copies: RemoveEdge edits the vectors being walked. The out-edges are
@@ -91,6 +126,7 @@ void Graph::RemoveNode(Node* node) {
   node->def_ = NodeDef();
   node->input_types_.clear();
   node->output_types_.clear();
+  node->output_shapes_.clear();
   node->in_edges_ = {};
   node->out_edges_ = {};
   --num_nodes_;
@@ -153,7 +189,7 @@ Node* Graph::FindNodeId(int id) const {
   return nodes_[id];
 }
 
-void Graph::ToGraphDef(GraphDef* graph_def) const {
+void Graph::ToGraphDef(GraphDef* graph_def, bool add_shapes) const {
   graph_def->Clear();
   *graph_def->mutable_versions() = versions_;
   for (const Node* n : nodes_) {
@@ -178,6 +214,13 @@ void Graph::ToGraphDef(GraphDef* graph_def) const {
     }
     for (const Edge* e : control) def->add_input("^" + e->src->name());
     if (!n->assigned_device_.empty()) def->set_device(n->assigned_device_);
+    if (add_shapes && !n->output_shapes_.empty()) {
+      AttrValue shapes;
+      for (const PartialTensorShape& shape : n->output_shapes_) {
+        shape.AsProto(shapes.mutable_list()->add_shape());
+      }
+      (*def->mutable_attr())["_output_shapes"] = std::move(shapes);
+    }
   }
 }
 

@@ -17,6 +17,7 @@
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
+#include "minflow/graph/tensor_id.h"
 #include "minflow/op_def.pb.h"
 
 namespace minflow {
@@ -35,37 +36,6 @@ bool IsValidNodeName(absl::string_view name) {
     if (!rest_ok(c)) return false;
   }
   return true;
-}
-
-// One parsed entry of NodeDef.input.
-struct InputRef {
-  absl::string_view node;
-  int port = 0;  // kControlSlot for "^node"
-};
-
-Status ParseInput(absl::string_view input, InputRef* ref) {
-  if (absl::ConsumePrefix(&input, "^")) {
-    ref->node = input;
-    ref->port = kControlSlot;
-    return input.empty() ? errors::InvalidArgument("Empty control input '^'")
-                         : OkStatus();
-  }
-  const size_t colon = input.rfind(':');
-  ref->node = input;
-  ref->port = 0;
-  if (colon != absl::string_view::npos) {
-    int port = 0;
-    if (!absl::SimpleAtoi(input.substr(colon + 1), &port) || port < 0) {
-      return errors::InvalidArgument("Input '", input,
-                                     "' has a malformed output port");
-    }
-    ref->node = input.substr(0, colon);
-    ref->port = port;
-  }
-  if (ref->node.empty()) {
-    return errors::InvalidArgument("Input '", input, "' names no node");
-  }
-  return OkStatus();
 }
 
 // A ref output may feed a non-ref input of the same base type.
@@ -162,8 +132,8 @@ Status ConnectInputs(const absl::flat_hash_set<std::string>& left_out,
   const NodeDef& def = node->def();
   int data_index = 0;
   for (const std::string& input : def.input()) {
-    InputRef ref;
-    Status parsed = ParseInput(input, &ref);
+    TensorIdView ref;
+    Status parsed = ParseNodeInput(input, &ref);
     if (!parsed.ok()) return NodeError(parsed, def);
     Node* src = graph->FindNodeByName(ref.node);
     if (src == nullptr) {

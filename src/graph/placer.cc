@@ -1,5 +1,6 @@
 #include "minflow/graph/placer.h"
 
+#include <algorithm>
 #include <numeric>
 #include <tuple>
 
@@ -48,19 +49,46 @@ Status NodeError(const Node* n, const Status& s) {
   return errors::AttachNodeContext(s, n->name(), n->type_string());
 }
 
+// The devices placement chooses from, with their names parsed once.
+struct ParsedDevices {
+  explicit ParsedDevices(const std::vector<Device*>& list) : devices(list) {
+    for (Device* d : devices) {
+      DeviceNameUtils::ParsedName name;
+      parsed_ok.push_back(
+          DeviceNameUtils::ParseFullName(d->name(), &name).ok());
+      names.push_back(name);
+    }
+  }
+  const std::vector<Device*>& devices;
+  std::vector<DeviceNameUtils::ParsedName> names;
+  std::vector<bool> parsed_ok;
+};
+
 // Devices whose name matches the node's request and that have a kernel for
 // it, in preference order. Honours soft placement.
-Status CandidateDevices(const std::vector<Device*>& devices,
+Status CandidateDevices(const ParsedDevices& parsed,
                         const PlacerOptions& options, const Node* n,
                         std::vector<Device*>* candidates) {
+  const std::vector<Device*>& devices = parsed.devices;
   candidates->clear();
   DeviceNameUtils::ParsedName spec;
-  Status parsed = DeviceNameUtils::ParseFullName(n->requested_device(), &spec);
-  if (!parsed.ok()) return NodeError(n, parsed);
+  Status parsed_request =
+      DeviceNameUtils::ParseFullName(n->requested_device(), &spec);
+  if (!parsed_request.ok()) return NodeError(n, parsed_request);
   std::vector<Device*> with_kernel;
-  for (Device* d : devices) {
-    if (KernelDefAvailable(d->device_type(), n->def()))
-      with_kernel.push_back(d);
+  std::vector<bool> has_kernel(devices.size(), false);
+  // One kernel lookup per device type: devices of a type share kernels.
+  std::vector<std::pair<DeviceType, bool>> by_type;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const DeviceType& type = devices[i]->device_type();
+    auto it = std::find_if(by_type.begin(), by_type.end(),
+                           [&type](const auto& t) { return t.first == type; });
+    if (it == by_type.end()) {
+      by_type.emplace_back(type, KernelDefAvailable(type, n->def()));
+      it = by_type.end() - 1;
+    }
+    has_kernel[i] = it->second;
+    if (has_kernel[i]) with_kernel.push_back(devices[i]);
   }
   if (with_kernel.empty()) {
     return NodeError(n, errors::InvalidArgument(
@@ -70,16 +98,12 @@ Status CandidateDevices(const std::vector<Device*>& devices,
                             KernelsRegisteredForOp(n->type_string())));
   }
   std::vector<Device*> named;
-  for (Device* d : devices) {
-    DeviceNameUtils::ParsedName dev;
-    if (DeviceNameUtils::ParseFullName(d->name(), &dev).ok() &&
-        DeviceNameUtils::IsSpecification(spec, dev)) {
-      named.push_back(d);
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (parsed.parsed_ok[i] &&
+        DeviceNameUtils::IsSpecification(spec, parsed.names[i])) {
+      named.push_back(devices[i]);
+      if (has_kernel[i]) candidates->push_back(devices[i]);
     }
-  }
-  for (Device* d : named) {
-    if (KernelDefAvailable(d->device_type(), n->def()))
-      candidates->push_back(d);
   }
   if (!candidates->empty()) return OkStatus();
   if (options.allow_soft_placement) {
@@ -145,13 +169,14 @@ Status PlaceGraph(const std::vector<Device*>& devices,
     }
   }
 
+  const ParsedDevices parsed(devices);
   // Candidates per group: the intersection of its members' candidates.
   absl::flat_hash_map<int, std::vector<Device*>> group_devices;
   absl::flat_hash_map<int, const Node*> group_first;
   for (Node* n : graph->nodes()) {
     if (IsEndpoint(n)) continue;
     std::vector<Device*> candidates;
-    MF_RETURN_IF_ERROR(CandidateDevices(devices, options, n, &candidates));
+    MF_RETURN_IF_ERROR(CandidateDevices(parsed, options, n, &candidates));
     const int g = groups.Find(n->id());
     auto it = group_devices.find(g);
     if (it == group_devices.end()) {
@@ -187,7 +212,13 @@ Status PlaceGraph(const std::vector<Device*>& devices,
     }
   }
 
-  // Copies where a tensor changes between host and device memory.
+  // Copies where a tensor changes between host and device memory; with
+  // only host devices there are none to make.
+  if (std::all_of(devices.begin(), devices.end(), [](const Device* d) {
+        return d->device_type() == DEVICE_CPU;
+      })) {
+    return OkStatus();
+  }
   absl::flat_hash_map<std::string, Device*> by_name;
   for (Device* d : devices) by_name[d->name()] = d;
   auto memory_types = [&](const Node* n, MemoryTypeVector* in,
@@ -237,6 +268,9 @@ Status PlaceGraph(const std::vector<Device*>& devices,
           AddNodeAttr("T", type, &def);
           MF_ASSIGN_OR_RETURN(copy, graph->AddNode(std::move(def)));
           copy->set_assigned_device_name(on->name());
+          if (!from->output_shapes().empty()) {
+            copy->set_output_shapes({from->output_shape(from_port)});
+          }
           graph->AddEdge(from, from_port, copy, 0);
         }
         from = copy;

@@ -1,165 +1,107 @@
 #include "minflow/graph/shape_refiner.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
-#include "minflow/graph.pb.h"
+#include "minflow/graph/constant_evaluator.h"
 #include "minflow/graph/graph.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
 #include "minflow/tensor.pb.h"
-#include "src/graph/shape_constant_folding.h"
 
 namespace minflow {
 
+using shape_inference::DimensionHandle;
 using shape_inference::InferenceContext;
 using shape_inference::ShapeHandle;
 
-ShapeRefinerGraphView::~ShapeRefinerGraphView() = default;
+namespace {
 
-// ---------------------------------------------------------------------------
-// GraphDefView
+bool IsIntType(DataType t) { return t == DT_INT32 || t == DT_INT64; }
 
-Status GraphDefView::Create(const GraphDef& graph,
-                            std::unique_ptr<GraphDefView>* out) {
-  std::unique_ptr<GraphDefView> view(new GraphDefView);
-  const int n = graph.node_size();
-  view->nodes_.reserve(n);
-  view->index_.reserve(n);
-  for (int i = 0; i < n; ++i) {
-    const NodeDef& node = graph.node(i);
-    if (node.name().empty()) {
-      return errors::InvalidArgument("Node ", i, " (op '", node.op(),
-                                     "') has no name");
-    }
-    if (!view->index_.emplace(node.name(), i).second) {
-      return errors::InvalidArgument("Node '", node.name(),
-                                     "' is not unique in the graph");
-    }
-    view->nodes_.push_back(&node);
+// An integer tensor's elements as int64.
+std::vector<int64_t> IntValues(const Tensor& t) {
+  std::vector<int64_t> out;
+  if (t.dtype() == DT_INT32) {
+    auto flat = t.flat<int32_t>();
+    out.assign(flat.data(), flat.data() + flat.size());
+  } else if (t.dtype() == DT_INT64) {
+    auto flat = t.flat<int64_t>();
+    out.assign(flat.data(), flat.data() + flat.size());
   }
-  view->data_begin_.reserve(n + 1);
-  view->control_begin_.reserve(n + 1);
-  for (int i = 0; i < n; ++i) {
-    const NodeDef& node = graph.node(i);
-    view->data_begin_.push_back(static_cast<int>(view->data_.size()));
-    view->control_begin_.push_back(static_cast<int>(view->control_.size()));
-    for (const std::string& input : node.input()) {
-      absl::string_view name = input;
-      if (!name.empty() && name[0] == '^') {
-        name.remove_prefix(1);
-        const int src = view->FindNode(name);
-        if (src < 0) {
-          return errors::AttachNodeContext(
-              errors::InvalidArgument("Node '", node.name(),
-                                      "': unknown control input '", name, "'"),
-              node.name(), node.op());
-        }
-        view->control_.push_back(src);
-        continue;
+  return out;
+}
+
+// A tensor of integer `dtype` and `shape` holding `values`; false when a
+// value does not fit.
+bool MakeIntTensor(DataType dtype, const TensorShape& shape,
+                   const std::vector<int64_t>& values, Tensor* out) {
+  Tensor t(dtype, shape);
+  if (dtype == DT_INT32) {
+    auto flat = t.flat<int32_t>();
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (values[i] < std::numeric_limits<int32_t>::min() ||
+          values[i] > std::numeric_limits<int32_t>::max()) {
+        return false;
       }
-      if (view->control_.size() >
-          static_cast<size_t>(view->control_begin_.back())) {
-        return errors::AttachNodeContext(
-            errors::InvalidArgument("Node '", node.name(), "': data input '",
-                                    input, "' after a control input"),
-            node.name(), node.op());
-      }
-      int port = 0;
-      const size_t colon = name.rfind(':');
-      if (colon != absl::string_view::npos) {
-        if (!absl::SimpleAtoi(name.substr(colon + 1), &port) || port < 0) {
-          return errors::AttachNodeContext(
-              errors::InvalidArgument("Node '", node.name(),
-                                      "': malformed input '", input, "'"),
-              node.name(), node.op());
-        }
-        name = name.substr(0, colon);
-      }
-      const int src = view->FindNode(name);
-      if (src < 0) {
-        return errors::AttachNodeContext(
-            errors::InvalidArgument("Node '", node.name(), "': unknown input '",
-                                    input, "'"),
-            node.name(), node.op());
-      }
-      view->data_.push_back({src, port});
+      flat(i) = static_cast<int32_t>(values[i]);
     }
+  } else {
+    auto flat = t.flat<int64_t>();
+    for (size_t i = 0; i < values.size(); ++i) flat(i) = values[i];
   }
-  view->data_begin_.push_back(static_cast<int>(view->data_.size()));
-  view->control_begin_.push_back(static_cast<int>(view->control_.size()));
-  *out = std::move(view);
-  return OkStatus();
+  *out = std::move(t);
+  return true;
 }
 
-absl::Span<const OutputRef> GraphDefView::data_inputs(int node) const {
-  return absl::MakeConstSpan(data_.data() + data_begin_[node],
-                             data_begin_[node + 1] - data_begin_[node]);
-}
+// Note [Values through kernels]
+// Shape functions read the values of small integer tensors (a Reshape's
+// shape, a Fill's dims). Those values are computed by running the
+// producing op's own CPU kernel (ConstantEvaluator) once all its inputs are
+// known, so every op's semantics live in one place, its kernel. Shapes are
+// often only partly known ([?, 3]), and TensorFlow still propagates their
+// known elements through the ops that only move elements around (slice,
+// stack, concatenate, reshape, gather, cast). Those ops get the same kernel
+// run on stand-ins: each element of a partly known input is replaced by a
+// distinct integer id, the kernel moves the ids, and each output id is
+// mapped back to the element (a known or unknown dim) it stands for. The
+// table below says which inputs of such ops carry elements; the others
+// (begin, axis, indices) must be fully known.
+struct ElementMovingOp {
+  const char* op;
+  int first;  // element-carrying inputs are [first, num_inputs - tail)
+  int tail;
+};
+constexpr ElementMovingOp kElementMovingOps[] = {
+    {"Identity", 0, 0}, {"StopGradient", 0, 0}, {"Snapshot", 0, 0},
+    {"Cast", 0, 0},     {"ExpandDims", 0, 1},   {"Reshape", 0, 1},
+    {"Squeeze", 0, 0},  {"StridedSlice", 0, 3}, {"Slice", 0, 2},
+    {"Pack", 0, 0},     {"ConcatV2", 0, 1},     {"Concat", 1, 0},
+    {"GatherV2", 0, 2}, {"Gather", 0, 1},       {"ReverseV2", 0, 1},
+    {"Tile", 0, 1},
+};
 
-absl::Span<const int> GraphDefView::control_inputs(int node) const {
-  return absl::MakeConstSpan(control_.data() + control_begin_[node],
-                             control_begin_[node + 1] - control_begin_[node]);
-}
-
-int GraphDefView::FindNode(absl::string_view name) const {
-  const auto it = index_.find(name);
-  return it == index_.end() ? -1 : it->second;
-}
-
-// ---------------------------------------------------------------------------
-// GraphView
-
-GraphView::GraphView(const Graph& graph) {
-  const int n = graph.num_node_ids();
-  nodes_.assign(n, nullptr);
-  data_begin_.reserve(n + 1);
-  control_begin_.reserve(n + 1);
-  for (int id = 0; id < n; ++id) {
-    data_begin_.push_back(static_cast<int>(data_.size()));
-    control_begin_.push_back(static_cast<int>(control_.size()));
-    const Node* node = graph.FindNodeId(id);
-    if (node == nullptr) continue;
-    nodes_[id] = &node->def();
-    // Data edges go in input-port order; an imported graph has exactly one
-    // edge per input port.
-    const size_t first = data_.size();
-    data_.resize(first + node->num_inputs());
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge()) {
-        control_.push_back(e->src->id());
-      } else if (e->dst_input >= 0 && e->dst_input < node->num_inputs()) {
-        data_[first + e->dst_input] = {e->src->id(), e->src_output};
-      }
-    }
+const ElementMovingOp* FindElementMovingOp(const std::string& op) {
+  for (const ElementMovingOp& e : kElementMovingOps) {
+    if (op == e.op) return &e;
   }
-  data_begin_.push_back(static_cast<int>(data_.size()));
-  control_begin_.push_back(static_cast<int>(control_.size()));
+  return nullptr;
 }
 
-absl::Span<const OutputRef> GraphView::data_inputs(int node) const {
-  return absl::MakeConstSpan(data_.data() + data_begin_[node],
-                             data_begin_[node + 1] - data_begin_[node]);
-}
-
-absl::Span<const int> GraphView::control_inputs(int node) const {
-  return absl::MakeConstSpan(control_.data() + control_begin_[node],
-                             control_begin_[node + 1] - control_begin_[node]);
-}
-
-// ---------------------------------------------------------------------------
-// ShapeRefiner
+}  // namespace
 
 struct ShapeRefiner::OutputInfo {
   ShapeHandle shape;
   DataType dtype = DT_INVALID;
   int value = -1;  // index into values_, or -1
+  // Part of an integer value: a vector's elements as a shape's dims (rank
+  // known), or for a scalar a one-dim shape holding it (`scalar`).
   ShapeHandle partial;
   bool scalar = false;
 };
@@ -170,92 +112,8 @@ ShapeRefiner::ShapeRefiner(int graph_def_version,
 
 ShapeRefiner::~ShapeRefiner() = default;
 
-Status ShapeRefiner::RefineGraphDef(const GraphDef& graph_def) {
-  MF_RETURN_IF_ERROR(GraphDefView::Create(graph_def, &own_view_));
-  return RefineGraph(*own_view_);
-}
-
-// Kahn's algorithm over data and control edges. A node left over lies on a
-// cycle or downstream of one; following unprocessed inputs from it must
-// revisit a node, which is on a cycle.
-Status ShapeRefiner::TopologicalOrder(const ShapeRefinerGraphView& graph,
-                                      std::vector<int>* order) const {
-  const int n = graph.num_nodes();
-  std::vector<int> pending(n, 0);
-  std::vector<int> out_count(n + 1, 0);
-  for (int i = 0; i < n; ++i) {
-    if (graph.node_def(i) == nullptr) continue;
-    for (const OutputRef& in : graph.data_inputs(i)) {
-      ++pending[i];
-      ++out_count[in.node];
-    }
-    for (int in : graph.control_inputs(i)) {
-      ++pending[i];
-      ++out_count[in];
-    }
-  }
-  // Consumers of each node in one flat array (CSR).
-  std::vector<int> begin(n + 1, 0);
-  for (int i = 0; i < n; ++i) begin[i + 1] = begin[i] + out_count[i];
-  std::vector<int> consumers(begin[n]);
-  std::vector<int> fill(begin.begin(), begin.end() - 1);
-  for (int i = 0; i < n; ++i) {
-    if (graph.node_def(i) == nullptr) continue;
-    for (const OutputRef& in : graph.data_inputs(i)) {
-      consumers[fill[in.node]++] = i;
-    }
-    for (int in : graph.control_inputs(i)) consumers[fill[in]++] = i;
-  }
-  order->clear();
-  order->reserve(n);
-  int live = 0;
-  for (int i = 0; i < n; ++i) {
-    if (graph.node_def(i) == nullptr) continue;
-    ++live;
-    if (pending[i] == 0) order->push_back(i);
-  }
-  for (size_t head = 0; head < order->size(); ++head) {
-    const int node = (*order)[head];
-    for (int k = begin[node]; k < begin[node + 1]; ++k) {
-      if (--pending[consumers[k]] == 0) order->push_back(consumers[k]);
-    }
-  }
-  if (static_cast<int>(order->size()) == live) return OkStatus();
-
-  int node = -1;
-  for (int i = 0; i < n && node < 0; ++i) {
-    if (graph.node_def(i) != nullptr && pending[i] > 0) node = i;
-  }
-  std::vector<bool> visited(n, false);
-  while (!visited[node]) {
-    visited[node] = true;
-    int next = -1;
-    for (const OutputRef& in : graph.data_inputs(node)) {
-      if (pending[in.node] > 0) {
-        next = in.node;
-        break;
-      }
-    }
-    if (next < 0) {
-      for (int in : graph.control_inputs(node)) {
-        if (pending[in] > 0) {
-          next = in;
-          break;
-        }
-      }
-    }
-    if (next < 0) break;  // cannot happen: a pending node has a pending input
-    node = next;
-  }
-  const NodeDef& def = *graph.node_def(node);
-  return errors::AttachNodeContext(
-      errors::InvalidArgument("Graph has a cycle through node '", def.name(),
-                              "'; shapes need an acyclic graph"),
-      def.name(), def.op());
-}
-
-// A node missing attrs its op defaults gets a copy with them (most nodes
-// from TensorFlow carry every attr, so copies are rare).
+// A node missing attrs its op defaults gets a copy with them (the importer
+// adds defaults, so copies are rare).
 const NodeDef* ShapeRefiner::WithDefaults(const NodeDef& node_def,
                                           const OpRegistrationData& reg) {
   for (const OpDef_AttrDef& attr : reg.op_def.attr()) {
@@ -269,12 +127,12 @@ const NodeDef* ShapeRefiner::WithDefaults(const NodeDef& node_def,
   return &node_def;
 }
 
-Status ShapeRefiner::RefineGraph(const ShapeRefinerGraphView& graph) {
+Status ShapeRefiner::RefineGraph(const Graph& graph) {
   return Refine(graph, nullptr);
 }
 
-Status ShapeRefiner::RefineGraphCollectingErrors(
-    const ShapeRefinerGraphView& graph, std::vector<Status>* errors) {
+Status ShapeRefiner::RefineGraphCollectingErrors(const Graph& graph,
+                                                 std::vector<Status>* errors) {
   const size_t first_error = errors->size();
   Refine(graph, errors).IgnoreError();
   return errors->size() > first_error ? (*errors)[first_error] : OkStatus();
@@ -282,22 +140,22 @@ Status ShapeRefiner::RefineGraphCollectingErrors(
 
 // `errors` null: stop at the first error. Otherwise collect; see
 // RefineGraphCollectingErrors.
-Status ShapeRefiner::Refine(const ShapeRefinerGraphView& graph,
-                            std::vector<Status>* errors) {
-  const int n = graph.num_nodes();
+Status ShapeRefiner::Refine(const Graph& graph, std::vector<Status>* errors) {
+  const int n = graph.num_node_ids();
   first_output_.assign(n, -1);
   num_outputs_.assign(n, 0);
   outputs_.clear();
-  std::vector<int> order;
+  outputs_.reserve(graph.num_nodes());
+  std::vector<Node*> order;
   // On a cycle, `order` still holds every node not on or after one.
   Status ordered = TopologicalOrder(graph, &order);
   if (!ordered.ok()) {
     if (errors == nullptr) return ordered;
     errors->push_back(std::move(ordered));
   }
-  for (int node : order) {
-    if (errors != nullptr && !DataInputsRefined(graph, node)) continue;
-    Status refined = RefineNode(graph, node);
+  for (const Node* node : order) {
+    if (errors != nullptr && !DataInputsRefined(*node)) continue;
+    Status refined = RefineNode(*node);
     if (!refined.ok()) {
       if (errors == nullptr) return refined;
       errors->push_back(std::move(refined));
@@ -308,16 +166,27 @@ Status ShapeRefiner::Refine(const ShapeRefinerGraphView& graph,
   return OkStatus();
 }
 
-bool ShapeRefiner::DataInputsRefined(const ShapeRefinerGraphView& graph,
-                                     int node) const {
-  for (const OutputRef& in : graph.data_inputs(node)) {
-    if (first_output_[in.node] < 0) return false;
+bool ShapeRefiner::DataInputsRefined(const Node& node) const {
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControlEdge() && first_output_[e->src->id()] < 0) return false;
   }
   return true;
 }
 
-Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph, int node) {
-  const NodeDef& raw = *graph.node_def(node);
+void ShapeRefiner::AttachShapes(Graph* graph) const {
+  for (Node* node : graph->nodes()) {
+    if (!has_node(node->id())) continue;
+    std::vector<PartialTensorShape> shapes;
+    shapes.reserve(num_outputs_[node->id()]);
+    for (int i = 0; i < num_outputs_[node->id()]; ++i) {
+      shapes.push_back(OutputPartialShape(node->id(), i));
+    }
+    node->set_output_shapes(std::move(shapes));
+  }
+}
+
+Status ShapeRefiner::RefineNode(const Node& node) {
+  const NodeDef& raw = node.def();
   const OpRegistrationData* reg = nullptr;
   auto cached = op_cache_.find(raw.op());
   if (cached != op_cache_.end()) {
@@ -329,53 +198,38 @@ Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph, int node) {
   }
   const NodeDef& def = *WithDefaults(raw, *reg);
 
-  DataTypeVector input_types;
-  DataTypeVector output_types;
-  MF_RETURN_IF_ERROR(errors::AttachNodeContext(
-      InOutTypesForNode(def, reg->op_def, &input_types, &output_types),
-      def.name(), def.op()));
-
-  const absl::Span<const OutputRef> inputs = graph.data_inputs(node);
-  std::vector<ShapeHandle> input_shapes(inputs.size());
-  std::vector<const Tensor*> input_tensors(inputs.size(), nullptr);
-  std::vector<ShapeHandle> input_partials(inputs.size());
-  std::vector<internal::KnownValue> known(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const OutputRef& in = inputs[i];
-    if (in.index >= num_outputs_[in.node]) {
+  // The importer connects every data input exactly once, and checked its
+  // port and dtype.
+  const int num_inputs = node.num_inputs();
+  inputs_scratch_.assign(num_inputs, {-1, 0});
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControlEdge()) {
+      inputs_scratch_[e->dst_input] = {e->src->id(), e->src_output};
+    }
+  }
+  std::vector<ShapeHandle> input_shapes(num_inputs);
+  std::vector<const Tensor*> input_tensors(num_inputs, nullptr);
+  std::vector<ShapeHandle> input_partials(num_inputs);
+  for (int i = 0; i < num_inputs; ++i) {
+    const auto [src, port] = inputs_scratch_[i];
+    if (src < 0 || first_output_[src] < 0) {
       return errors::AttachNodeContext(
-          errors::InvalidArgument(
-              "Node '", def.name(), "' input ", i, " refers to output ",
-              in.index, " of '", graph.node_def(in.node)->name(),
-              "', which has ", num_outputs_[in.node], " outputs"),
+          errors::Internal("Input ", i, " of node '", def.name(),
+                           "' is not connected or not refined"),
           def.name(), def.op());
     }
-    const OutputInfo& src = outputs_[first_output_[in.node] + in.index];
-    if (i < input_types.size() &&
-        BaseType(input_types[i]) != BaseType(src.dtype)) {
-      return errors::AttachNodeContext(
-          errors::InvalidArgument("Input ", i, " of node ", def.name(),
-                                  " was passed ", DataTypeString(src.dtype),
-                                  " from ", graph.node_def(in.node)->name(),
-                                  ":", in.index, " incompatible with expected ",
-                                  DataTypeString(input_types[i]), "."),
-          def.name(), def.op());
-    }
-    input_shapes[i] = src.shape;
-    if (src.value >= 0) {
-      input_tensors[i] = &values_[src.value];
-      known[i].tensor = input_tensors[i];
-    }
-    known[i].partial = src.partial;
-    known[i].scalar = src.scalar;
+    const OutputInfo& info = outputs_[first_output_[src] + port];
+    input_shapes[i] = info.shape;
+    if (info.value >= 0) input_tensors[i] = &values_[info.value];
     // Shape functions read vectors as partial shapes; scalars they read
     // through input_tensor only.
-    if (src.value < 0 && !src.scalar) input_partials[i] = src.partial;
+    if (info.value < 0 && !info.scalar) input_partials[i] = info.partial;
   }
 
   InferenceContext c(graph_def_version_, def, reg->op_def, input_shapes,
                      input_tensors, input_partials, &manager_);
   MF_RETURN_IF_ERROR(c.Run(reg->shape_inference_fn));
+  const DataTypeVector& output_types = node.output_types();
   if (c.num_outputs() != static_cast<int>(output_types.size())) {
     return errors::AttachNodeContext(
         errors::Internal("Shape function gave ", c.num_outputs(),
@@ -383,53 +237,186 @@ Status ShapeRefiner::RefineNode(const ShapeRefinerGraphView& graph, int node) {
         def.name(), def.op());
   }
 
-  first_output_[node] = static_cast<int>(outputs_.size());
-  num_outputs_[node] = c.num_outputs();
+  first_output_[node.id()] = static_cast<int>(outputs_.size());
+  num_outputs_[node.id()] = c.num_outputs();
   for (int i = 0; i < c.num_outputs(); ++i) {
     OutputInfo info;
     info.shape = c.output(i);
     info.dtype = output_types[i];
     outputs_.push_back(info);
   }
-
-  // Values of small integer computations, for the shape functions
-  // downstream.
-  if (output_types.empty() ||
-      (output_types[0] != DT_INT32 && output_types[0] != DT_INT64)) {
-    return OkStatus();
-  }
-  if (def.op() == "Const") {
-    const TensorProto* proto = nullptr;
-    if (TryGetNodeAttr(AttrSlice(def), "value", &proto)) {
-      PartialTensorShape shape;
-      if (PartialTensorShape::BuildPartialTensorShape(proto->tensor_shape(),
-                                                      &shape)
-              .ok() &&
-          shape.IsFullyDefined() &&
-          shape.num_elements() <= kMaxConstantElements) {
-        Tensor t;
-        if (TensorFromProto(*proto, &t).ok() && t.dtype() == output_types[0]) {
-          values_.push_back(std::move(t));
-          outputs_[first_output_[node]].value =
-              static_cast<int>(values_.size()) - 1;
-        }
-      }
-    }
-    return OkStatus();
-  }
-  std::vector<internal::FoldedValue> folded;
-  internal::FoldShapeComputation(def, known, output_types, kMaxConstantElements,
-                                 &c, &folded);
-  for (size_t i = 0; i < folded.size(); ++i) {
-    OutputInfo& info = outputs_[first_output_[node] + i];
-    if (folded[i].has_tensor) {
-      values_.push_back(std::move(folded[i].tensor));
-      info.value = static_cast<int>(values_.size()) - 1;
-    }
-    info.partial = folded[i].partial;
-    info.scalar = folded[i].scalar;
+  if (!output_types.empty() && IsIntType(output_types[0])) {
+    ComputeValues(node, def, &c);
   }
   return OkStatus();
+}
+
+// See Note [Values through kernels].
+void ShapeRefiner::ComputeValues(const Node& node, const NodeDef& def,
+                                 InferenceContext* c) {
+  const std::string& op = def.op();
+  const DataTypeVector& output_types = node.output_types();
+  const DataType out_type = output_types[0];
+  OutputInfo* out = &outputs_[first_output_[node.id()]];
+  auto keep_value = [this](OutputInfo* info, Tensor t) {
+    values_.push_back(std::move(t));
+    info->value = static_cast<int>(values_.size()) - 1;
+  };
+  // Output shapes, when every one is known and small enough to evaluate.
+  std::vector<PartialTensorShape> shapes;
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    const PartialTensorShape s =
+        InferenceContext::AsPartialTensorShape(c->output(i));
+    if (!s.IsFullyDefined() || s.num_elements() > kMaxConstantElements) return;
+    shapes.push_back(s);
+  }
+
+  // Sources: a Const's value, and what the input's shape tells of Shape,
+  // Size and Rank.
+  if (op == "Const") {
+    const TensorProto* proto = nullptr;
+    Tensor t;
+    if (TryGetNodeAttr(AttrSlice(def), "value", &proto) &&
+        TensorFromProto(*proto, &t).ok() && t.dtype() == out_type &&
+        t.NumElements() <= kMaxConstantElements) {
+      keep_value(out, std::move(t));
+    }
+    return;
+  }
+  if (op == "Shape" || op == "Size" || op == "Rank") {
+    const ShapeHandle s = c->input(0);
+    if (!c->RankKnown(s)) return;
+    Tensor t;
+    if (op == "Rank") {
+      if (MakeIntTensor(out_type, TensorShape(), {c->Rank(s)}, &t)) {
+        keep_value(out, std::move(t));
+      }
+      return;
+    }
+    if (op == "Shape") out->partial = s;  // its dims, known or not
+    if (!c->FullyDefined(s)) return;
+    std::vector<int64_t> dims;
+    int64_t size = 1;
+    for (int i = 0; i < c->Rank(s); ++i) {
+      dims.push_back(c->Value(c->Dim(s, i)));
+      if (__builtin_mul_overflow(size, dims.back(), &size)) return;
+    }
+    if (op == "Size") {
+      dims = {size};
+    }
+    TensorShape shape;
+    if (shapes[0].AsTensorShape(&shape) &&
+        shape.num_elements() == static_cast<int64_t>(dims.size()) &&
+        MakeIntTensor(out_type, shape, dims, &t)) {
+      keep_value(out, std::move(t));
+    }
+    return;
+  }
+
+  const int num_inputs = node.num_inputs();
+  bool all_known = true;
+  for (int i = 0; i < num_inputs; ++i) {
+    const auto [src, port] = inputs_scratch_[i];
+    all_known = all_known && outputs_[first_output_[src] + port].value >= 0;
+  }
+  if (!evaluator_) {
+    evaluator_ = std::make_unique<ConstantEvaluator>(graph_def_version_);
+  }
+  if (all_known) {
+    if (!ConstantEvaluator::CanEvaluate(def)) return;
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < num_inputs; ++i) {
+      const auto [src, port] = inputs_scratch_[i];
+      inputs.push_back(values_[outputs_[first_output_[src] + port].value]);
+    }
+    std::vector<Tensor> results;
+    // Anything the kernel rejects stays unknown; the kernel reports it
+    // again when the graph runs.
+    if (!evaluator_
+             ->Evaluate(def, inputs, shapes,
+                        kMaxConstantElements * sizeof(int64_t), &results)
+             .ok()) {
+      return;
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (IsIntType(results[i].dtype())) {
+        keep_value(&outputs_[first_output_[node.id()] + i],
+                   std::move(results[i]));
+      }
+    }
+    return;
+  }
+
+  // Partly known elements, through an element-moving op.
+  const ElementMovingOp* moving = FindElementMovingOp(op);
+  if (moving == nullptr || output_types.size() != 1) return;
+  const int data_end = num_inputs - moving->tail;
+  std::vector<DimensionHandle> symbols;
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < num_inputs; ++i) {
+    const auto [src, port] = inputs_scratch_[i];
+    const OutputInfo& in = outputs_[first_output_[src] + port];
+    const bool carries_elements = i >= moving->first && i < data_end;
+    if (in.value >= 0) {
+      if (!carries_elements) {
+        inputs.push_back(values_[in.value]);
+        continue;
+      }
+      const Tensor& v = values_[in.value];
+      std::vector<int64_t> ids;
+      for (int64_t x : IntValues(v)) {
+        ids.push_back(static_cast<int64_t>(symbols.size()));
+        symbols.push_back(c->MakeDim(x < -1 ? -1 : x));
+      }
+      Tensor t;
+      if (!MakeIntTensor(v.dtype(), v.shape(), ids, &t)) return;
+      inputs.push_back(std::move(t));
+      continue;
+    }
+    if (!carries_elements || !in.partial.IsSet() || !c->RankKnown(in.partial) ||
+        !IsIntType(in.dtype)) {
+      return;
+    }
+    std::vector<int64_t> ids;
+    for (int d = 0; d < c->Rank(in.partial); ++d) {
+      ids.push_back(static_cast<int64_t>(symbols.size()));
+      symbols.push_back(c->Dim(in.partial, d));
+    }
+    TensorShape shape;
+    if (!in.scalar) shape.AddDim(static_cast<int64_t>(ids.size()));
+    if (in.scalar && ids.size() != 1) return;
+    Tensor t;
+    if (!MakeIntTensor(in.dtype, shape, ids, &t)) return;
+    inputs.push_back(std::move(t));
+  }
+  if (!ConstantEvaluator::CanEvaluate(def)) return;
+  std::vector<Tensor> results;
+  if (!evaluator_
+           ->Evaluate(def, inputs, shapes,
+                      kMaxConstantElements * sizeof(int64_t), &results)
+           .ok() ||
+      results.size() != 1 || results[0].dims() > 1) {
+    return;
+  }
+  std::vector<DimensionHandle> dims;
+  std::vector<int64_t> values;
+  bool fully_known = true;
+  for (int64_t id : IntValues(results[0])) {
+    if (id < 0 || id >= static_cast<int64_t>(symbols.size())) return;
+    dims.push_back(symbols[id]);
+    fully_known = fully_known && c->ValueKnown(symbols[id]);
+    values.push_back(c->Value(symbols[id]));
+  }
+  if (results[0].dims() == 0) {
+    out->scalar = true;
+  } else if (dims.size() > static_cast<size_t>(kMaxTensorRank)) {
+    return;
+  }
+  out->partial = c->MakeShape(dims);
+  Tensor t;
+  if (fully_known && MakeIntTensor(out_type, results[0].shape(), values, &t)) {
+    keep_value(out, std::move(t));
+  }
 }
 
 bool ShapeRefiner::has_node(int node) const {
@@ -460,6 +447,10 @@ const Tensor* ShapeRefiner::output_value(int node, int index) const {
 
 std::string ShapeRefiner::ShapeString(ShapeHandle s) const {
   return InferenceContext::DebugString(s);
+}
+
+int64_t ShapeRefiner::num_values_evaluated() const {
+  return evaluator_ ? evaluator_->num_evaluated() : 0;
 }
 
 }  // namespace minflow

@@ -1,34 +1,10 @@
 #include "minflow/graph/subgraph.h"
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/numbers.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph/graph.h"
 
 namespace minflow {
-
-std::string TensorId::ToString() const { return absl::StrCat(node, ":", port); }
-
-Status ParseTensorName(const std::string& name, TensorId* id) {
-  const size_t colon = name.rfind(':');
-  id->node = name;
-  id->port = 0;
-  if (colon != std::string::npos) {
-    if (!absl::SimpleAtoi(absl::string_view(name).substr(colon + 1),
-                          &id->port) ||
-        id->port < 0) {
-      return errors::InvalidArgument("Tensor name '", name,
-                                     "' must be 'node' or 'node:port' with "
-                                     "port >= 0");
-    }
-    id->node = name.substr(0, colon);
-  }
-  if (id->node.empty() || id->node[0] == '^') {
-    return errors::InvalidArgument("Tensor name '", name,
-                                   "' must be 'node' or 'node:port'");
-  }
-  return OkStatus();
-}
 
 namespace {
 
@@ -83,6 +59,9 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
                         absl::StrCat("_arg_", node->name(), "_", port, "_", i),
                         kArgOp, node->output_type(port), static_cast<int>(i),
                         node->requested_device())));
+    if (!node->output_shapes().empty()) {
+      arg->set_output_shapes({node->output_shape(port)});
+    }
     // Copy: re-pointing edges edits out_edges().
     const std::vector<const Edge*> out = node->out_edges();
     for (const Edge* e : out) {

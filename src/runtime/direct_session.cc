@@ -1,6 +1,7 @@
-// The in-process Session: imports the GraphDef once, and for every distinct
-// (feeds, fetches, targets) signature builds and caches an executor over a
-// rewritten, pruned and placed copy of the graph.
+// The in-process Session: imports and refines the GraphDef once (a
+// GraphPipeline), and for every distinct (feeds, fetches, targets)
+// signature builds and caches an executor over a rewritten, pruned,
+// optimised and placed copy of that graph.
 #include <atomic>
 #include <iostream>
 
@@ -14,9 +15,7 @@
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
-#include "minflow/graph/graph_constructor.h"
-#include "minflow/graph/placer.h"
-#include "minflow/graph/shape_refiner.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/executor.h"
@@ -55,9 +54,12 @@ class DirectSession final : public Session {
   // What one signature needs, built once.
   struct CallSignature {
     std::unique_ptr<Executor> executor;
-    // Per feed, the node and port fed, to check dtype and shape.
+    // Per feed, the node and port fed (in the pipeline's graph), to check
+    // dtype and shape.
     std::vector<const Node*> feed_nodes;
     std::vector<int> feed_ports;
+    // What the optimisation passes did to this signature's graph.
+    std::vector<GraphPassRecord> passes;
   };
 
   Status GetOrCreateSignature(const std::vector<std::string>& feeds,
@@ -84,10 +86,8 @@ class DirectSession final : public Session {
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<Device*> device_ptrs_;
   std::unique_ptr<thread::ThreadPool> inter_op_pool_;
-  // The validated graph every signature starts from, and a Graph of it for
-  // looking up fed nodes.
-  GraphDef graph_def_;
-  std::unique_ptr<Graph> graph_;
+  // The imported, refined graph every signature starts from.
+  std::unique_ptr<GraphPipeline> pipeline_;
   std::atomic<bool> created_{false};
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> step_id_{0};
@@ -119,14 +119,8 @@ Status DirectSession::Create(const GraphDef& graph) {
   if (inter_op > 1) {
     inter_op_pool_ = std::make_unique<thread::ThreadPool>("inter_op", inter_op);
   }
-  graph_ = std::make_unique<Graph>(OpRegistry::Global());
-  MF_RETURN_IF_ERROR(
-      ConvertGraphDefToGraph(GraphConstructorOptions(), graph, graph_.get()));
   // Shape errors surface at Create, naming the node, as in TensorFlow.
-  ShapeRefiner refiner(graph_->versions().producer(), OpRegistry::Global());
-  MF_RETURN_IF_ERROR(refiner.RefineGraph(GraphView(*graph_)));
-  graph_->ToGraphDef(&graph_def_);
-  return OkStatus();
+  return GraphPipeline::Prepare(graph, GraphPipelineOptions(), &pipeline_);
 }
 
 Status DirectSession::CheckFeed(const std::string& name, const Node* node,
@@ -164,42 +158,24 @@ Status DirectSession::GetOrCreateSignature(
     return OkStatus();
   }
   auto sig = std::make_unique<CallSignature>();
-  for (const std::string& feed : feeds) {
-    TensorId id;
-    MF_RETURN_IF_ERROR(ParseTensorName(feed, &id));
-    const Node* node = graph_->FindNodeByName(id.node);
-    if (node == nullptr || id.port >= node->num_outputs()) {
-      break;  // RewriteGraphForExecution reports it with the details
-    }
-    sig->feed_nodes.push_back(node);
-    sig->feed_ports.push_back(id.port);
-  }
-  auto graph = std::make_unique<Graph>(OpRegistry::Global());
-  MF_RETURN_IF_ERROR(ConvertGraphDefToGraph(GraphConstructorOptions(),
-                                            graph_def_, graph.get()));
-  MF_RETURN_IF_ERROR(
-      RewriteGraphForExecution(feeds, fetches, targets, graph.get()));
-  std::vector<std::string> unfed;
-  for (const Node* n : graph->nodes()) {
-    if (n->IsPlaceholder()) unfed.push_back(n->name());
-  }
-  if (!unfed.empty()) {
-    std::sort(unfed.begin(), unfed.end());
-    return errors::InvalidArgument(
-        "You must feed a value for placeholder tensor",
-        unfed.size() > 1 ? "s" : "", " '", absl::StrJoin(unfed, "', '"), "'");
-  }
-  PlacerOptions placer;
-  placer.allow_soft_placement = options_.config.allow_soft_placement();
+  SignatureOptions prepare;
+  prepare.devices = device_ptrs_;
+  prepare.allow_soft_placement = options_.config.allow_soft_placement();
   if (options_.config.log_device_placement()) {
-    placer.log_device_placement = &std::cerr;
+    prepare.log_device_placement = &std::cerr;
   }
-  MF_RETURN_IF_ERROR(PlaceGraph(device_ptrs_, placer, graph.get()));
+  prepare.passes.rewriter = options_.config.graph_options().rewrite_options();
+  PreparedGraph prepared;
+  MF_RETURN_IF_ERROR(pipeline_->PrepareForSignature(feeds, fetches, targets,
+                                                    prepare, &prepared));
+  sig->feed_nodes = std::move(prepared.feed_nodes);
+  sig->feed_ports = std::move(prepared.feed_ports);
+  sig->passes = std::move(prepared.passes);
   ExecutorOptions exec_options;
   exec_options.devices = device_ptrs_;
   exec_options.inter_op_pool = inter_op_pool_.get();
-  MF_RETURN_IF_ERROR(
-      Executor::Create(exec_options, std::move(graph), &sig->executor));
+  MF_RETURN_IF_ERROR(Executor::Create(exec_options, std::move(prepared.graph),
+                                      &sig->executor));
   *signature = sig.get();
   signatures_[key] = std::move(sig);
   return OkStatus();
@@ -216,7 +192,7 @@ Status DirectSession::Run(
 
 Status DirectSession::CheckRunnable() const {
   if (closed_.load()) return errors::Cancelled("Session has been closed");
-  if (!created_.load() || graph_ == nullptr) {
+  if (!created_.load() || pipeline_ == nullptr) {
     return errors::FailedPrecondition(
         "Session::Run called before a successful Session::Create");
   }
@@ -276,6 +252,15 @@ Status DirectSession::RunSignature(const CallSignature& sig,
   if (trace) args.step_stats = &stats;
   MF_RETURN_IF_ERROR(sig.executor->Run(args));
   if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
+  if (run_metadata != nullptr) {
+    run_metadata->mutable_graph_passes()->Assign(sig.passes.begin(),
+                                                 sig.passes.end());
+    // The graph the executor ran, with the shapes its kernels were given.
+    if (run_options.output_partition_graphs()) {
+      sig.executor->graph().ToGraphDef(run_metadata->add_partition_graphs(),
+                                       /*add_shapes=*/true);
+    }
+  }
   if (outputs != nullptr) *outputs = std::move(frame.retvals);
   return OkStatus();
 }

@@ -398,9 +398,20 @@ Status Executor::Create(const ExecutorOptions& options,
       }
       continue;
     }
+    // The shapes the graph pipeline inferred, for the kernel's constructor.
+    std::vector<PartialTensorShape> input_shapes;
+    if (!n->output_shapes().empty() || n->num_outputs() == 0) {
+      input_shapes.resize(n->num_inputs());
+      for (const Edge* e : n->in_edges()) {
+        if (!e->IsControlEdge()) {
+          input_shapes[e->dst_input] = e->src->output_shape(e->src_output);
+        }
+      }
+    }
     Status s = CreateOpKernel(item.device->device_type(), item.device,
                               /*allocator=*/nullptr, n->def(),
-                              graph->versions().producer(), &item.kernel);
+                              graph->versions().producer(), input_shapes,
+                              n->output_shapes(), &item.kernel);
     if (!s.ok()) {
       return errors::AttachNodeContext(s, n->name(), n->type_string());
     }

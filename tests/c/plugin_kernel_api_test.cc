@@ -20,7 +20,8 @@
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
-#include "minflow/graph/shape_refiner.h"
+#include "minflow/graph/graph.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/session.h"
 #include "src/c/plugin_init.h"
 #include "tests/c/testdata/test_plugins.h"
@@ -79,14 +80,13 @@ StatusOr<std::vector<Tensor>> RunGraph(
   return out;
 }
 
-// The shape the refiner infers for output 0 of `node` ("[2,3]", "?"), or
-// the refiner's error.
+// The shape the graph pipeline infers for output 0 of `node` ("[2,3]",
+// "?"), or its error.
 std::string InferredShape(const GraphDef& graph, const char* node) {
-  ShapeRefiner refiner(graph.versions().producer(), OpRegistry::Global());
-  Status s = refiner.RefineGraphDef(graph);
+  std::unique_ptr<GraphPipeline> pipeline;
+  Status s = GraphPipeline::Prepare(graph, GraphPipelineOptions(), &pipeline);
   if (!s.ok()) return s.ToString();
-  return refiner.ShapeString(
-      refiner.output_shape(refiner.graph_def_view()->FindNode(node), 0));
+  return pipeline->graph().FindNodeByName(node)->output_shape(0).DebugString();
 }
 
 std::string ReadFile(const std::string& path) {

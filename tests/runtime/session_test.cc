@@ -11,10 +11,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "minflow/config.pb.h"
+#include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/device.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/step_stats.pb.h"
 #include "tests/testlib/status_matchers.h"
@@ -562,6 +564,128 @@ TEST(SessionTest, GpuRequestWithoutGpuIsAnErrorUnlessSoft) {
   MF_ASSERT_OK(soft.status());
   MF_ASSERT_OK((*soft)->Run({}, {"c"}, {}, &out));
   EXPECT_EQ(Scalar(out[0]), 2.0f);
+}
+
+// Records the shapes its constructor was given.
+REGISTER_OP("ExecTestShapeProbe")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+absl::Mutex g_probe_mu;
+std::vector<std::string> g_probe_shapes ABSL_GUARDED_BY(g_probe_mu);
+
+class ShapeProbeOp : public OpKernel {
+ public:
+  explicit ShapeProbeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string seen;
+    for (const PartialTensorShape& s : ctx->input_shapes()) {
+      absl::StrAppend(&seen, "in ", s.DebugString(), " ");
+    }
+    for (const PartialTensorShape& s : ctx->output_shapes()) {
+      absl::StrAppend(&seen, "out ", s.DebugString());
+    }
+    absl::MutexLock lock(&g_probe_mu);
+    g_probe_shapes.push_back(seen);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+REGISTER_KERNEL_BUILDER(Name("ExecTestShapeProbe").Device(DEVICE_CPU),
+                        ShapeProbeOp);
+
+constexpr char kProbeGraph[] = R"pb(
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value {
+        shape {
+          dim { size: -1 }
+          dim { size: 3 }
+        }
+      }
+    }
+  }
+  node { name: "probe" op: "ExecTestShapeProbe" input: "x" }
+  node {
+    name: "neg"
+    op: "Neg"
+    input: "probe"
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+  }
+  versions { producer: 2100 }
+)pb";
+
+TEST(SessionTest, KernelsAreBuiltWithTheInferredShapes) {
+  {
+    absl::MutexLock lock(&g_probe_mu);
+    g_probe_shapes.clear();
+  }
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kProbeGraph),
+                                 SessionOptions());
+  MF_ASSERT_OK(session.status());
+  Tensor x(DT_FLOAT, TensorShape({2, 3}));
+  x.flat<float>().setZero();
+  std::vector<Tensor> out;
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"neg"}, {}, &out));
+  absl::MutexLock lock(&g_probe_mu);
+  ASSERT_EQ(1u, g_probe_shapes.size());
+  EXPECT_EQ("in [?,3] out [?,3]", g_probe_shapes[0]);
+}
+
+TEST(SessionTest, ImportsAndRefinesOnceHoweverManySignaturesRun) {
+  const int64_t before = GraphPipeline::num_graphs_prepared();
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kProbeGraph),
+                                 SessionOptions());
+  MF_ASSERT_OK(session.status());
+  Tensor x(DT_FLOAT, TensorShape({1, 3}));
+  x.flat<float>().setConstant(2);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"neg"}, {}, &out));
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"probe"}, {}, &out));
+  MF_ASSERT_OK((*session)->Run({{"probe", x}}, {"neg"}, {}, &out));
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"neg", "probe"}, {}, &out));
+  EXPECT_EQ(before + 1, GraphPipeline::num_graphs_prepared());
+}
+
+TEST(SessionTest, RunMetadataHasThePassesAndTheGraphThatRan) {
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kProbeGraph),
+                                 SessionOptions());
+  MF_ASSERT_OK(session.status());
+  Tensor x(DT_FLOAT, TensorShape({4, 3}));
+  x.flat<float>().setZero();
+  RunOptions options;
+  options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(
+      (*session)->Run(options, {{"x", x}}, {"neg"}, {}, &out, &metadata));
+  ASSERT_GE(metadata.graph_passes_size(), 1);
+  EXPECT_EQ("constant_folding", metadata.graph_passes(0).name());
+  ASSERT_EQ(1, metadata.partition_graphs_size());
+  bool found = false;
+  for (const NodeDef& n : metadata.partition_graphs(0).node()) {
+    if (n.name() != "neg") continue;
+    found = true;
+    const AttrValue& shapes = n.attr().at("_output_shapes");
+    ASSERT_EQ(1, shapes.list().shape_size());
+    PartialTensorShape shape;
+    MF_ASSERT_OK(PartialTensorShape::BuildPartialTensorShape(
+        shapes.list().shape(0), &shape));
+    EXPECT_EQ("[?,3]", shape.DebugString());
+    EXPECT_FALSE(n.device().empty());
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -12,8 +12,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
+#include "minflow/core/tensor_shape.h"
 #include "minflow/core/types.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/tensor_id.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/versions.pb.h"
 
@@ -23,9 +25,6 @@ class Graph;
 class Node;
 class OpDef;
 class OpRegistryInterface;
-
-// The port of a control edge on both ends.
-inline constexpr int kControlSlot = -1;
 
 // An edge of the graph. Data edges connect an output port to an input port;
 // control edges carry no data (both ports kControlSlot) and only order.
@@ -54,6 +53,17 @@ class Node {
   DataType output_type(int i) const { return output_types_[i]; }
   const DataTypeVector& input_types() const { return input_types_; }
   const DataTypeVector& output_types() const { return output_types_; }
+
+  // What shape inference found for each output (see the graph pipeline);
+  // empty until the graph is refined, then one entry per output.
+  const std::vector<PartialTensorShape>& output_shapes() const {
+    return output_shapes_;
+  }
+  void set_output_shapes(std::vector<PartialTensorShape> shapes) {
+    output_shapes_ = std::move(shapes);
+  }
+  // The shape of output `index`: unknown when not refined.
+  PartialTensorShape output_shape(int index) const;
 
   // The device the NodeDef asked for ("" when none).
   const std::string& requested_device() const { return def_.device(); }
@@ -86,6 +96,7 @@ class Node {
   DataTypeVector input_types_;
   DataTypeVector output_types_;
   std::string assigned_device_;
+  std::vector<PartialTensorShape> output_shapes_;
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
 };
@@ -112,6 +123,10 @@ class Graph {
                           DataTypeVector output_types);
   // Room for this many more nodes and edges, to import without regrowing.
   void Reserve(int num_nodes, int num_edges);
+  // A copy of this graph: the same node ids (removed ids stay unused),
+  // NodeDefs, types, assigned devices, inferred shapes, edges and versions.
+  std::unique_ptr<Graph> Clone() const;
+
   // Removes `node` and every edge touching it.
   void RemoveNode(Node* node);
 
@@ -137,8 +152,10 @@ class Graph {
   const OpRegistryInterface* op_registry() const { return ops_; }
 
   // Exports nodes in id order with inputs rebuilt from the edges: data
-  // inputs in port order, then "^control" inputs.
-  void ToGraphDef(GraphDef* graph_def) const;
+  // inputs in port order, then "^control" inputs; assigned devices replace
+  // requested ones. With `add_shapes`, every node with inferred shapes gets
+  // them as TensorFlow's `_output_shapes` attr (a list of shapes).
+  void ToGraphDef(GraphDef* graph_def, bool add_shapes = false) const;
 
  private:
   Node* NewNode();
@@ -161,8 +178,9 @@ class Graph {
 };
 
 // Nodes in an order where every node comes after all its inputs (data and
-// control), computed without recursion. InvalidArgument naming a node on a
-// cycle if there is one.
+// control), computed without recursion; the one topological sort every
+// stage uses. InvalidArgument naming a node on a cycle if there is one;
+// `*order` then still holds every node not on or downstream of a cycle.
 Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order);
 
 }  // namespace minflow

@@ -8,19 +8,11 @@
 
 #include "absl/types/span.h"
 #include "minflow/core/status.h"
+#include "minflow/graph/tensor_id.h"
 
 namespace minflow {
 
 class Graph;
-
-// "name" or "name:port" split into its parts (port 0 when absent).
-struct TensorId {
-  std::string node;
-  int port = 0;
-  std::string ToString() const;
-};
-// InvalidArgument for "", ":1", "a:-1", "a:x", "^a".
-Status ParseTensorName(const std::string& name, TensorId* id);
 
 // Op names of the rewrite's endpoint nodes; the executor fills their outputs
 // from the call's feeds and reads their inputs as the call's results.

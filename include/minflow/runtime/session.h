@@ -20,7 +20,9 @@ class RunOptions;
 
 struct SessionOptions {
   // device_count, intra/inter-op threads, allow_soft_placement,
-  // log_device_placement, operation_timeout_in_ms are honoured.
+  // log_device_placement, operation_timeout_in_ms and
+  // graph_options.rewrite_options (which optimisation passes run; see
+  // graph/optimization_registry.h) are honoured.
   ConfigProto config;
 };
 
@@ -51,7 +53,10 @@ class Session {
                      std::vector<Tensor>* outputs) = 0;
 
   // As above; `run_options` sets a timeout (timeout_in_ms) and a trace level
-  // (FULL_TRACE or SOFTWARE_TRACE fill run_metadata->step_stats).
+  // (FULL_TRACE or SOFTWARE_TRACE fill run_metadata->step_stats). A non-null
+  // `run_metadata` also gets graph_passes (what each optimisation pass did
+  // to this signature's graph) and, with output_partition_graphs, the graph
+  // the executor ran, each node's inferred shapes in `_output_shapes`.
   virtual Status Run(const RunOptions& run_options,
                      const std::vector<std::pair<std::string, Tensor>>& inputs,
                      const std::vector<std::string>& output_tensor_names,
