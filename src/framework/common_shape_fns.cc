@@ -15,30 +15,6 @@ namespace shape_inference {
 // ---------------------------------------------------------------------------
 // Padding and formats
 
-Status GetPaddingFromString(absl::string_view str, Padding* padding) {
-  if (str == "VALID") {
-    *padding = VALID;
-  } else if (str == "SAME") {
-    *padding = SAME;
-  } else if (str == "EXPLICIT") {
-    *padding = EXPLICIT;
-  } else {
-    return errors::InvalidArgument(str, " is not an allowed padding type");
-  }
-  return OkStatus();
-}
-
-Status GetTensorFormatFromString(absl::string_view str, TensorFormat* format) {
-  if (str == "NHWC") {
-    *format = FORMAT_NHWC;
-  } else if (str == "NCHW") {
-    *format = FORMAT_NCHW;
-  } else {
-    return errors::InvalidArgument("Invalid data format string: ", str);
-  }
-  return OkStatus();
-}
-
 Status GetPaddingAttr(InferenceContext* c, absl::string_view attr_name,
                       Padding* padding) {
   std::string str;
@@ -47,21 +23,6 @@ Status GetPaddingAttr(InferenceContext* c, absl::string_view attr_name,
 }
 
 namespace {
-
-// Index of dimension 'N', 'H', 'W' or 'C' in a 4-D tensor of `format`.
-int DimIndex(TensorFormat format, char dim) {
-  const bool nhwc = format == FORMAT_NHWC;
-  switch (dim) {
-    case 'N':
-      return 0;
-    case 'H':
-      return nhwc ? 1 : 2;
-    case 'W':
-      return nhwc ? 2 : 3;
-    default:
-      return nhwc ? 3 : 1;  // 'C'
-  }
-}
 
 // The data format attr, NHWC when the op has none.
 Status DataFormatOrDefault(InferenceContext* c, TensorFormat* format) {
@@ -97,41 +58,6 @@ Status GetFourInts(InferenceContext* c, absl::string_view op_name,
 }
 
 }  // namespace
-
-Status CheckValidPadding(Padding padding,
-                         const std::vector<int64_t>& explicit_paddings,
-                         int num_dims, TensorFormat data_format) {
-  if (padding != EXPLICIT) {
-    if (!explicit_paddings.empty()) {
-      return errors::InvalidArgument(
-          "explicit_paddings attribute must be empty if the padding type is "
-          "not EXPLICIT.");
-    }
-    return OkStatus();
-  }
-  if (explicit_paddings.size() != static_cast<size_t>(2 * num_dims)) {
-    return errors::InvalidArgument(
-        "explicit_paddings attribute must contain ", 2 * num_dims,
-        " values, but got: ", explicit_paddings.size());
-  }
-  for (int64_t p : explicit_paddings) {
-    if (p < 0) {
-      return errors::InvalidArgument(
-          "All elements of explicit_paddings must be nonnegative");
-    }
-  }
-  const int batch = DimIndex(data_format, 'N');
-  const int depth = DimIndex(data_format, 'C');
-  if (explicit_paddings[2 * batch] != 0 ||
-      explicit_paddings[2 * batch + 1] != 0 ||
-      explicit_paddings[2 * depth] != 0 ||
-      explicit_paddings[2 * depth + 1] != 0) {
-    return errors::InvalidArgument(
-        "Nonzero explicit padding in the batch or depth dimensions is not "
-        "supported");
-  }
-  return OkStatus();
-}
 
 // ---------------------------------------------------------------------------
 // Windows
@@ -408,7 +334,7 @@ Status BiasAddShape(InferenceContext* c) {
     c->set_output(0, c->UnknownShape());
     return OkStatus();
   }
-  const int channel = format == FORMAT_NCHW ? 1 : c->Rank(input) - 1;
+  const int channel = GetTensorFeatureDimIndex(c->Rank(input), format);
   DimensionHandle merged;
   MF_RETURN_IF_ERROR(
       c->Merge(c->Dim(input, channel), c->Dim(bias, 0), &merged));
@@ -428,8 +354,8 @@ Status SpatialOutputDims(InferenceContext* c, ShapeHandle input,
                          const std::vector<int64_t>& dilations, Padding padding,
                          const std::vector<int64_t>& explicit_paddings,
                          DimensionHandle* rows, DimensionHandle* cols) {
-  const int h = DimIndex(format, 'H');
-  const int w = DimIndex(format, 'W');
+  const int h = GetTensorDimIndex(format, 'H');
+  const int w = GetTensorDimIndex(format, 'W');
   int64_t pad_rows[2] = {0, 0};
   int64_t pad_cols[2] = {0, 0};
   if (padding == EXPLICIT) {
@@ -465,8 +391,9 @@ Status Conv2DShapeImpl(InferenceContext* c, bool supports_explicit_padding) {
   std::vector<int64_t> strides;
   MF_RETURN_IF_ERROR(GetFourInts(c, "Conv2D", "strides", &strides));
 
-  const DimensionHandle batch = c->Dim(input, DimIndex(format, 'N'));
-  const DimensionHandle in_depth = c->Dim(input, DimIndex(format, 'C'));
+  const DimensionHandle batch = c->Dim(input, GetTensorDimIndex(format, 'N'));
+  const DimensionHandle in_depth =
+      c->Dim(input, GetTensorDimIndex(format, 'C'));
   // Filters are HWIO.
   const DimensionHandle filter_rows = c->Dim(filter, 0);
   const DimensionHandle filter_cols = c->Dim(filter, 1);
@@ -532,10 +459,10 @@ Status DepthwiseConv2DNativeShapeImpl(InferenceContext* c,
   TensorFormat format;
   MF_RETURN_IF_ERROR(DataFormatOrDefault(c, &format));
 
-  const DimensionHandle batch = c->Dim(input, DimIndex(format, 'N'));
+  const DimensionHandle batch = c->Dim(input, GetTensorDimIndex(format, 'N'));
   // Filters are [rows, cols, in_depth, depth_multiplier].
   DimensionHandle in_depth;
-  MF_RETURN_IF_ERROR(c->Merge(c->Dim(input, DimIndex(format, 'C')),
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(input, GetTensorDimIndex(format, 'C')),
                               c->Dim(filter, 2), &in_depth));
   DimensionHandle out_depth;
   MF_RETURN_IF_ERROR(c->Multiply(in_depth, c->Dim(filter, 3), &out_depth));
@@ -593,9 +520,9 @@ Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
   MF_RETURN_IF_ERROR(CheckValidPadding(padding, explicit_paddings, 4, format));
 
   const std::vector<int64_t> no_dilation(4, 1);
-  const int h = DimIndex(format, 'H');
-  const int w = DimIndex(format, 'W');
-  const int d = DimIndex(format, 'C');
+  const int h = GetTensorDimIndex(format, 'H');
+  const int w = GetTensorDimIndex(format, 'W');
+  const int d = GetTensorDimIndex(format, 'C');
   DimensionHandle rows;
   DimensionHandle cols;
   MF_RETURN_IF_ERROR(SpatialOutputDims(c, input, format, ksize[h], ksize[w],

@@ -7,8 +7,8 @@
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "minflow/framework/tensor_format.h"
 #include "src/kernels/bias_op_functor.h"
-#include "src/kernels/conv_ops_common.h"
 
 namespace minflow {
 namespace {
@@ -21,8 +21,7 @@ class BiasOp : public OpKernel {
   explicit BiasOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     std::string data_format;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &data_format));
-    OP_REQUIRES(ctx, FormatFromString(data_format, &data_format_),
-                errors::InvalidArgument("Invalid data format"));
+    OP_REQUIRES_OK(ctx, GetTensorFormatFromString(data_format, &data_format_));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -39,7 +38,8 @@ class BiasOp : public OpKernel {
                 errors::InvalidArgument(
                     "Input tensor must be at least 3D for data format NCHW: ",
                     input.shape().DebugString()));
-    const int channel_dim = data_format_ == FORMAT_NCHW ? 1 : input.dims() - 1;
+    const int channel_dim =
+        GetTensorFeatureDimIndex(input.dims(), data_format_);
     const int64_t channels = input.dim_size(channel_dim);
     OP_REQUIRES(
         ctx, bias.dim_size(0) == channels,

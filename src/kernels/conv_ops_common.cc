@@ -16,9 +16,9 @@ constexpr int64_t kMaxWindowArg = std::numeric_limits<int32_t>::max();
 bool InWindowRange(int64_t v) { return v >= 0 && v <= kMaxWindowArg; }
 
 // Index of the row, column and depth dims in a rank-4 tensor or attr list.
-int RowsDim(TensorFormat f) { return f == FORMAT_NHWC ? 1 : 2; }
-int ColsDim(TensorFormat f) { return f == FORMAT_NHWC ? 2 : 3; }
-int DepthDim(TensorFormat f) { return f == FORMAT_NHWC ? 3 : 1; }
+int RowsDim(TensorFormat f) { return GetTensorDimIndex(f, 'H'); }
+int ColsDim(TensorFormat f) { return GetTensorDimIndex(f, 'W'); }
+int DepthDim(TensorFormat f) { return GetTensorDimIndex(f, 'C'); }
 
 std::string ListString(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ","), "]");
@@ -27,10 +27,7 @@ std::string ListString(const std::vector<int64_t>& v) {
 Status ReadFormat(const OpKernelConstruction* context, TensorFormat* format) {
   std::string data_format;
   MF_RETURN_IF_ERROR(context->GetAttr("data_format", &data_format));
-  if (!FormatFromString(data_format, format)) {
-    return errors::InvalidArgument("Invalid data format");
-  }
-  return OkStatus();
+  return GetTensorFormatFromString(data_format, format);
 }
 
 Status ReadPadding(const OpKernelConstruction* context, int num_dims,
@@ -114,68 +111,6 @@ Status ReadConvShapes(const Conv2DParameters& params, const TensorShape& input,
 }
 
 }  // namespace
-
-bool FormatFromString(absl::string_view str, TensorFormat* format) {
-  if (str == "NHWC") {
-    *format = FORMAT_NHWC;
-    return true;
-  }
-  if (str == "NCHW") {
-    *format = FORMAT_NCHW;
-    return true;
-  }
-  return false;
-}
-
-std::string ToString(TensorFormat format) {
-  return format == FORMAT_NHWC ? "NHWC" : "NCHW";
-}
-
-Status GetPaddingFromString(absl::string_view str, Padding* padding) {
-  if (str == "SAME") {
-    *padding = SAME;
-  } else if (str == "VALID") {
-    *padding = VALID;
-  } else if (str == "EXPLICIT") {
-    *padding = EXPLICIT;
-  } else {
-    return errors::InvalidArgument(str, " is not an allowed padding type");
-  }
-  return OkStatus();
-}
-
-Status CheckValidPadding(Padding padding,
-                         const std::vector<int64_t>& explicit_paddings,
-                         int num_dims, TensorFormat data_format) {
-  if (padding == EXPLICIT) {
-    if (static_cast<int>(explicit_paddings.size()) != 2 * num_dims) {
-      return errors::InvalidArgument(
-          "explicit_paddings attribute must contain ", 2 * num_dims,
-          " values, but got: ", explicit_paddings.size());
-    }
-    for (int64_t p : explicit_paddings) {
-      if (p < 0) {
-        return errors::InvalidArgument(
-            "All elements of explicit_paddings must be nonnegative");
-      }
-    }
-    const int batch = 0;
-    const int depth = data_format == FORMAT_NHWC ? num_dims - 1 : 1;
-    if (explicit_paddings[2 * batch] != 0 ||
-        explicit_paddings[2 * batch + 1] != 0 ||
-        explicit_paddings[2 * depth] != 0 ||
-        explicit_paddings[2 * depth + 1] != 0) {
-      return errors::InvalidArgument(
-          "Nonzero explicit padding in the batch or depth dimensions is not "
-          "supported");
-    }
-  } else if (!explicit_paddings.empty()) {
-    return errors::InvalidArgument(
-        "explicit_paddings attribute must be empty if the padding attribute "
-        "is not EXPLICIT");
-  }
-  return OkStatus();
-}
 
 Status GetWindowedOutputSizeVerbose(int64_t input_size, int64_t filter_size,
                                     int64_t dilation_rate, int64_t stride,

@@ -1,42 +1,22 @@
 // Attr parsing and output-size arithmetic shared by the windowed kernels
 // (Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool) and their future GPU
-// twins: padding and data-format strings, TensorFlow's windowed output size,
-// and the validated 2-D geometry each kernel computes over. Pure functions
+// twins: TensorFlow's windowed output size and the validated 2-D geometry
+// each kernel computes over (padding and data formats are the framework's,
+// minflow/framework/padding.h and tensor_format.h). Pure functions
 // of attrs and shapes; no kernel state.
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
 #include "minflow/core/tensor_shape.h"
+#include "minflow/framework/padding.h"
+#include "minflow/framework/tensor_format.h"
 
 namespace minflow {
 
 class OpKernelConstruction;
-
-// TensorFlow's Padding (util/padding.h), values included.
-enum Padding { VALID = 1, SAME = 2, EXPLICIT = 3 };
-
-// The layouts these kernels know (TensorFlow's util/tensor_format.h subset).
-enum TensorFormat { FORMAT_NHWC = 0, FORMAT_NCHW = 1 };
-
-// "NHWC" / "NCHW"; false for anything else.
-bool FormatFromString(absl::string_view str, TensorFormat* format);
-std::string ToString(TensorFormat format);
-
-// "SAME", "VALID", "EXPLICIT"; InvalidArgument "<str> is not an allowed
-// padding type" otherwise.
-Status GetPaddingFromString(absl::string_view str, Padding* padding);
-
-// TensorFlow's CheckValidPadding for a rank-`num_dims` tensor: EXPLICIT
-// needs 2 * num_dims nonnegative values, zero on the batch and depth dims;
-// the other paddings need none. InvalidArgument with TF's wording.
-Status CheckValidPadding(Padding padding,
-                         const std::vector<int64_t>& explicit_paddings,
-                         int num_dims, TensorFormat data_format);
 
 // TensorFlow's GetWindowedOutputSizeVerbose: the output length of a window
 // of `filter_size` taps `dilation_rate` apart moved by `stride` over

@@ -13,6 +13,7 @@
 
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/framework/padding.h"
 #include "minflow/framework/register_types.h"
 #include "src/kernels/conv_ops_common.h"
 #include "src/kernels/data_movement.h"

@@ -6,8 +6,8 @@
 #include "absl/container/inlined_vector.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "minflow/framework/strided_slice_spec.h"
 #include "src/kernels/data_movement.h"
-#include "src/kernels/strided_slice_op_common.h"
 
 namespace minflow {
 namespace {

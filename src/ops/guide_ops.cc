@@ -7,6 +7,7 @@
 
 #include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/op.h"
+#include "minflow/framework/padding.h"
 #include "minflow/framework/shape_inference.h"
 
 namespace minflow {
@@ -66,7 +67,7 @@ Status MedianPool2DShape(InferenceContext* c) {
                                      "but got ", ksize[i]);
     }
   }
-  shape_inference::Padding padding;
+  Padding padding;
   MF_RETURN_IF_ERROR(shape_inference::GetPaddingAttr(c, "padding", &padding));
   ShapeHandle input;
   MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));

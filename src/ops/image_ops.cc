@@ -4,6 +4,7 @@
 
 #include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/op.h"
+#include "minflow/framework/padding.h"
 #include "minflow/framework/shape_inference.h"
 
 namespace minflow {
@@ -47,9 +48,9 @@ Status ExtractImagePatchesShape(InferenceContext* c) {
   }
   DimensionHandle depth;
   MF_RETURN_IF_ERROR(c->Multiply(c->Dim(input, 3), patch, &depth));
-  shape_inference::Padding padding;
+  Padding padding;
   MF_RETURN_IF_ERROR(shape_inference::GetPaddingAttr(c, "padding", &padding));
-  if (padding == shape_inference::EXPLICIT) {
+  if (padding == EXPLICIT) {
     return errors::InvalidArgument(
         "ExtractImagePatches takes SAME or VALID "
         "padding");

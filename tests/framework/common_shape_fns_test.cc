@@ -53,39 +53,6 @@ class CommonShapeFnsTest : public ::testing::Test {
   std::unique_ptr<InferenceContext> context_;
 };
 
-TEST(PaddingTest, ParsesPaddingAndFormatStrings) {
-  Padding p;
-  MF_EXPECT_OK(GetPaddingFromString("VALID", &p));
-  EXPECT_EQ(VALID, p);
-  MF_EXPECT_OK(GetPaddingFromString("SAME", &p));
-  EXPECT_EQ(SAME, p);
-  MF_EXPECT_OK(GetPaddingFromString("EXPLICIT", &p));
-  EXPECT_EQ(EXPLICIT, p);
-  EXPECT_THAT(GetPaddingFromString("same", &p),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("same is not an allowed padding type")));
-  TensorFormat f;
-  MF_EXPECT_OK(GetTensorFormatFromString("NCHW", &f));
-  EXPECT_EQ(FORMAT_NCHW, f);
-  EXPECT_THAT(GetTensorFormatFromString("HWCN", &f),
-              StatusIs(absl::StatusCode::kInvalidArgument));
-}
-
-TEST(PaddingTest, CheckValidPadding) {
-  MF_EXPECT_OK(CheckValidPadding(SAME, {}, 4, FORMAT_NHWC));
-  MF_EXPECT_OK(
-      CheckValidPadding(EXPLICIT, {0, 0, 1, 2, 3, 4, 0, 0}, 4, FORMAT_NHWC));
-  MF_EXPECT_OK(
-      CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4, FORMAT_NCHW));
-  EXPECT_THAT(
-      CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4, FORMAT_NHWC),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("Nonzero explicit padding")));
-  EXPECT_THAT(
-      CheckValidPadding(VALID, {0, 0}, 4, FORMAT_NHWC),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be empty")));
-}
-
 TEST_F(CommonShapeFnsTest, WindowedOutputSize) {
   InferenceContext* c = Make({PartialTensorShape({10, -1})});
   const DimensionHandle ten = c->Dim(c->input(0), 0);

@@ -89,33 +89,6 @@ TEST(ConvOpsCommonTest, RejectsBadStrideDilationAndNegativeOutput) {
                          "stride: 1]")));
 }
 
-TEST(ConvOpsCommonTest, ParsesPaddingAndFormat) {
-  Padding p = VALID;
-  MF_EXPECT_OK(GetPaddingFromString("SAME", &p));
-  EXPECT_EQ(p, SAME);
-  MF_EXPECT_OK(GetPaddingFromString("EXPLICIT", &p));
-  EXPECT_EQ(p, EXPLICIT);
-  EXPECT_THAT(GetPaddingFromString("FULL", &p),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("FULL is not an allowed padding type")));
-  TensorFormat f = FORMAT_NHWC;
-  EXPECT_TRUE(FormatFromString("NCHW", &f));
-  EXPECT_EQ(f, FORMAT_NCHW);
-  EXPECT_EQ(ToString(f), "NCHW");
-  EXPECT_FALSE(FormatFromString("NCHW_VECT_C", &f));
-}
-
-TEST(ConvOpsCommonTest, CheckValidPaddingFollowsTheFormat) {
-  // NCHW: depth is dim 1, so its padding must be zero there.
-  MF_EXPECT_OK(
-      CheckValidPadding(EXPLICIT, {0, 0, 0, 0, 1, 2, 3, 4}, 4, FORMAT_NCHW));
-  EXPECT_THAT(
-      CheckValidPadding(EXPLICIT, {0, 0, 1, 0, 1, 2, 3, 4}, 4, FORMAT_NCHW),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("Nonzero explicit padding in the batch or depth")));
-  MF_EXPECT_OK(CheckValidPadding(SAME, {}, 4, FORMAT_NHWC));
-}
-
 TEST(ConvOpsCommonTest, Conv2DDimensionsForNchwAndGroups) {
   Conv2DParameters params;
   params.strides = {1, 1, 2, 1};

@@ -8,32 +8,19 @@
 
 #include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
+#include "minflow/framework/padding.h"
 #include "minflow/framework/shape_inference.h"
+#include "minflow/framework/tensor_format.h"
 
 namespace minflow {
 namespace shape_inference {
 
-// TensorFlow's Padding and the two data formats shape functions handle.
-// TODO(#4): one framework-level definition shared with src/kernels'
-// conv_ops_common.h, which has its own copy today.
-enum Padding { VALID = 1, SAME = 2, EXPLICIT = 3 };
-enum TensorFormat { FORMAT_NHWC = 0, FORMAT_NCHW = 1 };
-
-// "VALID", "SAME", "EXPLICIT"; InvalidArgument otherwise.
-Status GetPaddingFromString(absl::string_view str, Padding* padding);
-// "NHWC", "NCHW"; InvalidArgument "Invalid data format string: X" otherwise.
-Status GetTensorFormatFromString(absl::string_view str, TensorFormat* format);
+// Padding, TensorFormat and their parsers are in padding.h and
+// tensor_format.h, shared with the kernels.
 
 // The padding attr `attr_name` of the node ("padding").
 Status GetPaddingAttr(InferenceContext* c, absl::string_view attr_name,
                       Padding* padding);
-
-// Checks `explicit_paddings` as TensorFlow's CheckValidPadding: EXPLICIT
-// needs 2 * num_dims non-negative values with none on batch and depth;
-// other paddings need an empty list.
-Status CheckValidPadding(Padding padding,
-                         const std::vector<int64_t>& explicit_paddings,
-                         int num_dims, TensorFormat data_format);
 
 // The length of a window of `filter_size` taps, `dilation_rate` apart,
 // moved by `stride` over `input_size`: VALID/EXPLICIT
