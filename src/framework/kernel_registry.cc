@@ -403,9 +403,9 @@ Status NoKernelError(const DeviceType& device_type, const NodeDef& node_def,
 
 void FillMemoryTypes(const DeviceType& device_type, const KernelDef* kdef,
                      const NodeDef& node_def, const OpDef& op_def,
-                     const DataTypeVector& inputs,
-                     const DataTypeVector& outputs, MemoryTypeVector* in_mem,
-                     MemoryTypeVector* out_mem, Status* status) {
+                     DataTypeSlice inputs, DataTypeSlice outputs,
+                     MemoryTypeVector* in_mem, MemoryTypeVector* out_mem,
+                     Status* status) {
   in_mem->assign(inputs.size(), DEVICE_MEMORY);
   out_mem->assign(outputs.size(), DEVICE_MEMORY);
   if (kdef != nullptr && kdef->host_memory_arg_size() > 0) {
@@ -562,16 +562,6 @@ Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
                       Allocator* allocator, const NodeDef& node_def,
                       int graph_def_version,
                       std::unique_ptr<OpKernel>* kernel) {
-  return CreateOpKernel(std::move(device_type), device, allocator, node_def,
-                        graph_def_version, {}, {}, kernel);
-}
-
-Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
-                      Allocator* allocator, const NodeDef& node_def,
-                      int graph_def_version,
-                      absl::Span<const PartialTensorShape> input_shapes,
-                      absl::Span<const PartialTensorShape> output_shapes,
-                      std::unique_ptr<OpKernel>* kernel) {
   kernel->reset();
   const OpRegistrationData* op_reg = nullptr;
   Status s = OpRegistry::Global()->LookUp(node_def.op(), &op_reg);
@@ -585,37 +575,49 @@ Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
   auto def = std::make_shared<NodeDef>(node_def);
   AddDefaultsToNodeDef(op_def, def.get());
   MF_RETURN_IF_ERROR(ValidateNodeDef(*def, op_def));
+  DataTypeVector inputs;
+  DataTypeVector outputs;
+  MF_RETURN_IF_ERROR(InOutTypesForNode(*def, op_def, &inputs, &outputs));
+  return CreateOpKernelForNode(std::move(device_type), device, allocator,
+                               std::move(def), &op_def, inputs, outputs,
+                               graph_def_version, {}, {}, kernel);
+}
 
+Status CreateOpKernelForNode(DeviceType device_type, DeviceBase* device,
+                             Allocator* allocator,
+                             std::shared_ptr<const NodeDef> def,
+                             const OpDef* op_def, DataTypeSlice inputs,
+                             DataTypeSlice outputs, int graph_def_version,
+                             absl::Span<const PartialTensorShape> input_shapes,
+                             absl::Span<const PartialTensorShape> output_shapes,
+                             std::unique_ptr<OpKernel>* kernel) {
+  kernel->reset();
   const KernelRegistration* reg = nullptr;
   bool was_attr_mismatch = false;
-  s = FindKernelRegistration(device_type, *def, &op_def, &reg,
-                             &was_attr_mismatch);
+  Status s = FindKernelRegistration(device_type, *def, op_def, &reg,
+                                    &was_attr_mismatch);
   if (!s.ok()) {
     return errors::AppendToMessage(s, " when instantiating ", def->op());
   }
   if (reg == nullptr)
     return NoKernelError(device_type, *def, was_attr_mismatch);
 
-  DataTypeVector inputs;
-  DataTypeVector outputs;
-  MF_RETURN_IF_ERROR(InOutTypesForNode(*def, op_def, &inputs, &outputs));
   MemoryTypeVector input_memory;
   MemoryTypeVector output_memory;
-  FillMemoryTypes(device_type, &reg->def, *def, op_def, inputs, outputs,
+  FillMemoryTypes(device_type, &reg->def, *def, *op_def, inputs, outputs,
                   &input_memory, &output_memory, &s);
   MF_RETURN_IF_ERROR(s);
   if ((!input_shapes.empty() && input_shapes.size() != inputs.size()) ||
       (!output_shapes.empty() && output_shapes.size() != outputs.size())) {
-    return errors::Internal("CreateOpKernel: ", input_shapes.size(),
-                            " input and ", output_shapes.size(),
-                            " output shapes for node ",
-                            FormatNodeDefForError(*def), " with ",
-                            inputs.size(), " inputs and ", outputs.size(),
-                            " outputs");
+    return errors::Internal(
+        "CreateOpKernel: ", input_shapes.size(), " input and ",
+        output_shapes.size(), " output shapes for node ",
+        FormatNodeDefForError(*def), " with ", inputs.size(), " inputs and ",
+        outputs.size(), " outputs");
   }
 
   Status status;
-  OpKernelConstruction context(device_type, device, allocator, def, &op_def,
+  OpKernelConstruction context(device_type, device, allocator, def, op_def,
                                inputs, input_memory, outputs, output_memory,
                                graph_def_version, &status, input_shapes,
                                output_shapes);

@@ -63,14 +63,15 @@ StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
                                DataTypeVector input_types,
                                DataTypeVector output_types) {
   MF_CHECK(op_def != nullptr);
+  auto def = std::make_shared<NodeDef>(std::move(node_def));
   Node* node = NewNode();
-  node->def_ = std::move(node_def);
+  node->def_ = def;
   // One lookup: the key views the name where the node now keeps it.
   if (!name_index_.try_emplace(node->name(), node).second) {
     Status taken = errors::InvalidArgument("Node name '", node->name(),
                                            "' is used by more than one node");
-    node_def = std::move(node->def_);
-    node->def_ = NodeDef();
+    node->def_.reset();
+    node_def = std::move(*def);
     --used_in_last_block_;  // hand the unused slot back
     return taken;
   }
@@ -123,7 +124,7 @@ void Graph::RemoveNode(Node* node) {
   nodes_[node->id()] = nullptr;
   // The node's memory stays in its block; drop what it holds (a Const's
   // NodeDef may carry a large tensor).
-  node->def_ = NodeDef();
+  node->def_.reset();
   node->input_types_.clear();
   node->output_types_.clear();
   node->output_shapes_.clear();
@@ -195,7 +196,7 @@ void Graph::ToGraphDef(GraphDef* graph_def, bool add_shapes) const {
   for (const Node* n : nodes_) {
     if (n == nullptr) continue;
     NodeDef* def = graph_def->add_node();
-    *def = n->def_;
+    *def = *n->def_;
     def->clear_input();
     std::vector<const Edge*> data(n->num_inputs(), nullptr);
     std::vector<const Edge*> control;

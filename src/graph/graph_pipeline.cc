@@ -135,6 +135,7 @@ Status GraphPipeline::PrepareForSignature(
     PlacerOptions placer;
     placer.allow_soft_placement = options.allow_soft_placement;
     placer.log_device_placement = options.log_device_placement;
+    placer.cache = options.placement_cache;
     MF_RETURN_IF_ERROR(PlaceGraph(options.devices, placer, graph.get()));
     context.devices = options.devices;
   }

@@ -1,11 +1,14 @@
 #include "minflow/graph/placer.h"
 
 #include <algorithm>
+#include <deque>
 #include <numeric>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "minflow/framework/device.h"
 #include "minflow/framework/device_name_utils.h"
 #include "minflow/framework/kernel_registry.h"
@@ -136,6 +139,32 @@ bool OnHost(const Device* device, MemoryType type) {
 
 }  // namespace
 
+struct PlacementCache::Impl {
+  mutable absl::Mutex mu;
+  absl::flat_hash_map<const NodeDef*,
+                      std::pair<std::shared_ptr<const NodeDef>,
+                                std::unique_ptr<std::vector<Device*>>>>
+      candidates ABSL_GUARDED_BY(mu);
+};
+
+PlacementCache::PlacementCache() : impl_(std::make_unique<Impl>()) {}
+PlacementCache::~PlacementCache() = default;
+
+const std::vector<Device*>* PlacementCache::Find(const NodeDef* def) const {
+  absl::MutexLock lock(&impl_->mu);
+  auto it = impl_->candidates.find(def);
+  return it == impl_->candidates.end() ? nullptr : it->second.second.get();
+}
+
+const std::vector<Device*>* PlacementCache::Insert(
+    std::shared_ptr<const NodeDef> def, std::vector<Device*> candidates) {
+  absl::MutexLock lock(&impl_->mu);
+  auto& entry = impl_->candidates[def.get()];
+  entry.first = std::move(def);
+  entry.second = std::make_unique<std::vector<Device*>>(std::move(candidates));
+  return entry.second.get();
+}
+
 Status PlaceGraph(const std::vector<Device*>& devices,
                   const PlacerOptions& options, Graph* graph) {
   if (devices.empty())
@@ -171,23 +200,33 @@ Status PlaceGraph(const std::vector<Device*>& devices,
 
   const ParsedDevices parsed(devices);
   // Candidates per group: the intersection of its members' candidates.
-  absl::flat_hash_map<int, std::vector<Device*>> group_devices;
-  absl::flat_hash_map<int, const Node*> group_first;
+  // Lists live in the cache or in `owned`; groups point at them.
+  std::vector<const std::vector<Device*>*> group_devices(graph->num_node_ids(),
+                                                         nullptr);
+  std::vector<const Node*> group_first(graph->num_node_ids(), nullptr);
+  std::deque<std::vector<Device*>> owned;
   for (Node* n : graph->nodes()) {
     if (IsEndpoint(n)) continue;
-    std::vector<Device*> candidates;
-    MF_RETURN_IF_ERROR(CandidateDevices(parsed, options, n, &candidates));
+    const std::vector<Device*>* candidates =
+        options.cache != nullptr ? options.cache->Find(&n->def()) : nullptr;
+    if (candidates == nullptr) {
+      std::vector<Device*> computed;
+      MF_RETURN_IF_ERROR(CandidateDevices(parsed, options, n, &computed));
+      candidates =
+          options.cache != nullptr
+              ? options.cache->Insert(n->shared_def(), std::move(computed))
+              : &owned.emplace_back(std::move(computed));
+    }
     const int g = groups.Find(n->id());
-    auto it = group_devices.find(g);
-    if (it == group_devices.end()) {
+    if (group_devices[g] == nullptr) {
       group_devices[g] = candidates;
       group_first[g] = n;
       continue;
     }
     std::vector<Device*> both;
-    for (Device* d : it->second) {
-      if (std::find(candidates.begin(), candidates.end(), d) !=
-          candidates.end()) {
+    for (Device* d : *group_devices[g]) {
+      if (std::find(candidates->begin(), candidates->end(), d) !=
+          candidates->end()) {
         both.push_back(d);
       }
     }
@@ -196,15 +235,15 @@ Status PlaceGraph(const std::vector<Device*>& devices,
           n, errors::InvalidArgument(
                  "Cannot colocate node ", n->name(), " with ",
                  group_first[g]->name(), ": no device satisfies both (",
-                 n->name(), " can run on [", DeviceList(candidates),
-                 "], the group on [", DeviceList(it->second), "])"));
+                 n->name(), " can run on [", DeviceList(*candidates),
+                 "], the group on [", DeviceList(*group_devices[g]), "])"));
     }
-    it->second = std::move(both);
+    group_devices[g] = &owned.emplace_back(std::move(both));
   }
 
   for (Node* n : graph->nodes()) {
     Device* chosen =
-        IsEndpoint(n) ? host : group_devices[groups.Find(n->id())].front();
+        IsEndpoint(n) ? host : group_devices[groups.Find(n->id())]->front();
     n->set_assigned_device_name(chosen->name());
     if (options.log_device_placement != nullptr) {
       *options.log_device_placement << n->name() << " (" << n->type_string()

@@ -2,6 +2,7 @@
 // GraphPipeline), and for every distinct (feeds, fetches, targets)
 // signature builds and caches an executor over a rewritten, pruned,
 // optimised and placed copy of that graph.
+#include <algorithm>
 #include <atomic>
 #include <iostream>
 
@@ -13,9 +14,11 @@
 #include "minflow/framework/device.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
+#include "minflow/framework/op_kernel.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_pipeline.h"
+#include "minflow/graph/placer.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/executor.h"
@@ -88,13 +91,36 @@ class DirectSession final : public Session {
   std::unique_ptr<thread::ThreadPool> inter_op_pool_;
   // The imported, refined graph every signature starts from.
   std::unique_ptr<GraphPipeline> pipeline_;
+  // Placement and kernels shared by the signatures (their graphs share the
+  // pipeline graph's NodeDefs).
+  PlacementCache placement_cache_;
   std::atomic<bool> created_{false};
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> step_id_{0};
 
+  // Note [Kernels shared by signatures]
+  // Every copy of the pipeline's graph shares its nodes' NodeDefs, so the
+  // same node in two signatures has the same NodeDef object, and gets the
+  // same kernel (kernels are immutable once made; TensorFlow shares its
+  // stateful ones between executors the same way). A node whose inputs'
+  // shapes differ (a pass changed what feeds it) gets a kernel of its own.
+  // The entry holds the NodeDef, so its address is never reused.
+  struct CachedKernel {
+    std::shared_ptr<const NodeDef> def;
+    std::vector<PartialTensorShape> input_shapes;
+    std::shared_ptr<OpKernel> kernel;
+  };
+  Status GetOrCreateKernel(const Node& node, Device* device,
+                           int graph_def_version,
+                           absl::Span<const PartialTensorShape> input_shapes,
+                           std::shared_ptr<OpKernel>* kernel);
+
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<CallSignature>> signatures_
       ABSL_GUARDED_BY(mu_);
+  absl::Mutex kernels_mu_;
+  absl::flat_hash_map<std::pair<const NodeDef*, const Device*>, CachedKernel>
+      kernels_ ABSL_GUARDED_BY(kernels_mu_);
   absl::flat_hash_map<CallableHandle, std::shared_ptr<const Callable>>
       callables_ ABSL_GUARDED_BY(mu_);
   CallableHandle next_callable_ ABSL_GUARDED_BY(mu_) = 0;
@@ -165,6 +191,7 @@ Status DirectSession::GetOrCreateSignature(
     prepare.log_device_placement = &std::cerr;
   }
   prepare.passes.rewriter = options_.config.graph_options().rewrite_options();
+  prepare.placement_cache = &placement_cache_;
   PreparedGraph prepared;
   MF_RETURN_IF_ERROR(pipeline_->PrepareForSignature(feeds, fetches, targets,
                                                     prepare, &prepared));
@@ -174,10 +201,45 @@ Status DirectSession::GetOrCreateSignature(
   ExecutorOptions exec_options;
   exec_options.devices = device_ptrs_;
   exec_options.inter_op_pool = inter_op_pool_.get();
+  exec_options.create_kernel =
+      [this](const Node& node, Device* device, int graph_def_version,
+             absl::Span<const PartialTensorShape> input_shapes,
+             std::shared_ptr<OpKernel>* kernel) {
+        return GetOrCreateKernel(node, device, graph_def_version, input_shapes,
+                                 kernel);
+      };
   MF_RETURN_IF_ERROR(Executor::Create(exec_options, std::move(prepared.graph),
                                       &sig->executor));
   *signature = sig.get();
   signatures_[key] = std::move(sig);
+  return OkStatus();
+}
+
+// See Note [Kernels shared by signatures].
+Status DirectSession::GetOrCreateKernel(
+    const Node& node, Device* device, int graph_def_version,
+    absl::Span<const PartialTensorShape> input_shapes,
+    std::shared_ptr<OpKernel>* kernel) {
+  absl::MutexLock lock(&kernels_mu_);
+  const auto key = std::make_pair(node.shared_def().get(),
+                                  static_cast<const Device*>(device));
+  auto it = kernels_.find(key);
+  if (it != kernels_.end() &&
+      it->second.input_shapes.size() == input_shapes.size() &&
+      std::equal(input_shapes.begin(), input_shapes.end(),
+                 it->second.input_shapes.begin(),
+                 [](const PartialTensorShape& a, const PartialTensorShape& b) {
+                   return a.IsIdenticalTo(b);
+                 })) {
+    *kernel = it->second.kernel;
+    return OkStatus();
+  }
+  MF_RETURN_IF_ERROR(CreateKernelForNode(node, device, graph_def_version,
+                                         input_shapes, kernel));
+  kernels_[key] = CachedKernel{
+      node.shared_def(),
+      std::vector<PartialTensorShape>(input_shapes.begin(), input_shapes.end()),
+      *kernel};
   return OkStatus();
 }
 

@@ -48,7 +48,7 @@ struct NodeItem {
   const Node* node = nullptr;
   ItemKind kind = ItemKind::kKernel;
   int index = 0;  // for _Arg / _Retval
-  std::unique_ptr<OpKernel> kernel;
+  std::shared_ptr<OpKernel> kernel;
   Device* device = nullptr;
   int input_start = 0;
   int num_inputs = 0;
@@ -346,6 +346,19 @@ void RunReady(std::shared_ptr<StepState> s, absl::InlinedVector<int, 8> ready) {
 
 }  // namespace
 
+Status CreateKernelForNode(const Node& node, Device* device,
+                           int graph_def_version,
+                           absl::Span<const PartialTensorShape> input_shapes,
+                           std::shared_ptr<OpKernel>* kernel) {
+  std::unique_ptr<OpKernel> made;
+  MF_RETURN_IF_ERROR(CreateOpKernelForNode(
+      device->device_type(), device, /*allocator=*/nullptr, node.shared_def(),
+      &node.op_def(), node.input_types(), node.output_types(),
+      graph_def_version, input_shapes, node.output_shapes(), &made));
+  *kernel = std::move(made);
+  return OkStatus();
+}
+
 Executor::Executor() : impl_(std::make_unique<Impl>()) {}
 Executor::~Executor() = default;
 
@@ -408,10 +421,12 @@ Status Executor::Create(const ExecutorOptions& options,
         }
       }
     }
-    Status s = CreateOpKernel(item.device->device_type(), item.device,
-                              /*allocator=*/nullptr, n->def(),
-                              graph->versions().producer(), input_shapes,
-                              n->output_shapes(), &item.kernel);
+    const int version = graph->versions().producer();
+    Status s = options.create_kernel
+                   ? options.create_kernel(*n, item.device, version,
+                                           input_shapes, &item.kernel)
+                   : CreateKernelForNode(*n, item.device, version, input_shapes,
+                                         &item.kernel);
     if (!s.ok()) {
       return errors::AttachNodeContext(s, n->name(), n->type_string());
     }

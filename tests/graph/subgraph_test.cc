@@ -33,40 +33,6 @@ REGISTER_OP("SubgraphTestUnary").Input("x: float").Output("y: float");
 REGISTER_OP("SubgraphTestIntUnary").Input("x: int32").Output("y: int32");
 REGISTER_OP("SubgraphTestSource").Output("y: float");
 
-// ---- ParseTensorName --------------------------------------------------------
-
-TEST(ParseTensorNameTest, AcceptsNodeAndNodeWithPort) {
-  TensorId id;
-  MF_ASSERT_OK(ParseTensorName("a", &id));
-  EXPECT_EQ(id.node, "a");
-  EXPECT_EQ(id.port, 0);
-  EXPECT_EQ(id.ToString(), "a:0");
-  MF_ASSERT_OK(ParseTensorName("a:0", &id));
-  EXPECT_EQ(id.node, "a");
-  EXPECT_EQ(id.port, 0);
-  MF_ASSERT_OK(ParseTensorName("scope/sub_1/op.x:12", &id));
-  EXPECT_EQ(id.node, "scope/sub_1/op.x");
-  EXPECT_EQ(id.port, 12);
-  EXPECT_EQ(id.ToString(), "scope/sub_1/op.x:12");
-  // A reused TensorId takes nothing from its previous value.
-  MF_ASSERT_OK(ParseTensorName("b", &id));
-  EXPECT_EQ(id.node, "b");
-  EXPECT_EQ(id.port, 0);
-}
-
-TEST(ParseTensorNameTest, RejectsMalformedNames) {
-  for (const char* bad : {"", ":1", "a:-1", "a:x", "a:", "a:1x", "^a", "^a:0",
-                          "a:99999999999999999999"}) {
-    SCOPED_TRACE(bad);
-    TensorId id;
-    EXPECT_THAT(
-        ParseTensorName(bad, &id),
-        StatusIs(absl::StatusCode::kInvalidArgument,
-                 AllOf(HasSubstr(absl::StrCat("Tensor name '", bad, "'")),
-                       HasSubstr("must be 'node' or 'node:port'"))));
-  }
-}
-
 // ---- RewriteGraphForExecution -----------------------------------------------
 
 // two:0 -> l -> m, two:0 -> r -> unused, two:1 -> i; m waits for r.

@@ -1,5 +1,6 @@
 #include "minflow/graph/tensor_id.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testlib/status_matchers.h"
@@ -8,6 +9,7 @@ namespace minflow {
 namespace {
 
 using ::minflow::testing::StatusIs;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(TensorIdTest, NodeInputsOfEveryForm) {
@@ -58,6 +60,38 @@ TEST(TensorIdTest, FeedAndFetchNames) {
   EXPECT_THAT(
       ParseTensorName("", &id),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("names no node")));
+}
+
+TEST(ParseTensorNameTest, AcceptsNodeAndNodeWithPort) {
+  TensorId id;
+  MF_ASSERT_OK(ParseTensorName("a", &id));
+  EXPECT_EQ(id.node, "a");
+  EXPECT_EQ(id.port, 0);
+  EXPECT_EQ(id.ToString(), "a:0");
+  MF_ASSERT_OK(ParseTensorName("a:0", &id));
+  EXPECT_EQ(id.node, "a");
+  EXPECT_EQ(id.port, 0);
+  MF_ASSERT_OK(ParseTensorName("scope/sub_1/op.x:12", &id));
+  EXPECT_EQ(id.node, "scope/sub_1/op.x");
+  EXPECT_EQ(id.port, 12);
+  EXPECT_EQ(id.ToString(), "scope/sub_1/op.x:12");
+  // A reused TensorId takes nothing from its previous value.
+  MF_ASSERT_OK(ParseTensorName("b", &id));
+  EXPECT_EQ(id.node, "b");
+  EXPECT_EQ(id.port, 0);
+}
+
+TEST(ParseTensorNameTest, RejectsMalformedNames) {
+  for (const char* bad : {"", ":1", "a:-1", "a:x", "a:", "a:1x", "^a", "^a:0",
+                          "a:99999999999999999999"}) {
+    SCOPED_TRACE(bad);
+    TensorId id;
+    EXPECT_THAT(
+        ParseTensorName(bad, &id),
+        StatusIs(absl::StatusCode::kInvalidArgument,
+                 AllOf(HasSubstr(absl::StrCat("Tensor name '", bad, "'")),
+                       HasSubstr("'node' or 'node:port'"))));
+  }
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ class DeviceBase;
 class KernelDef;
 class KernelList;
 class NodeDef;
+class OpDef;
 class OpKernel;
 class OpKernelConstruction;
 class OpRegistryInterface;
@@ -87,15 +88,21 @@ Status SupportedDeviceTypesForNode(
 Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
                       Allocator* allocator, const NodeDef& node_def,
                       int graph_def_version, std::unique_ptr<OpKernel>* kernel);
-// As above, handing the constructor the shapes shape inference found for
-// the node (OpKernelConstruction::input_shapes/output_shapes); each span is
-// empty or has one entry per input (output).
-Status CreateOpKernel(DeviceType device_type, DeviceBase* device,
-                      Allocator* allocator, const NodeDef& node_def,
-                      int graph_def_version,
-                      absl::Span<const PartialTensorShape> input_shapes,
-                      absl::Span<const PartialTensorShape> output_shapes,
-                      std::unique_ptr<OpKernel>* kernel);
+// For a node of an imported graph: `node_def` was validated against
+// `op_def` and has its attr defaults, and `input_types`/`output_types` are
+// its types, so none of that is looked up or checked again, and the kernel
+// shares `node_def` instead of copying it. The constructor also gets the
+// shapes shape inference found for the node
+// (OpKernelConstruction::input_shapes/output_shapes); each span is empty or
+// has one entry per input (output).
+Status CreateOpKernelForNode(DeviceType device_type, DeviceBase* device,
+                             Allocator* allocator,
+                             std::shared_ptr<const NodeDef> node_def,
+                             const OpDef* op_def, DataTypeSlice input_types,
+                             DataTypeSlice output_types, int graph_def_version,
+                             absl::Span<const PartialTensorShape> input_shapes,
+                             absl::Span<const PartialTensorShape> output_shapes,
+                             std::unique_ptr<OpKernel>* kernel);
 // TensorFlow's older form.
 std::unique_ptr<OpKernel> CreateOpKernel(DeviceType device_type,
                                          DeviceBase* device,

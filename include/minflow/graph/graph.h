@@ -42,9 +42,12 @@ struct Edge {
 class Node {
  public:
   int id() const { return id_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& type_string() const { return def_.op(); }
-  const NodeDef& def() const { return def_; }
+  const std::string& name() const { return def_->name(); }
+  const std::string& type_string() const { return def_->op(); }
+  const NodeDef& def() const { return *def_; }
+  // The NodeDef is immutable once in a graph, so copies of the graph (and
+  // the kernels made for the node) share it instead of copying it.
+  const std::shared_ptr<const NodeDef>& shared_def() const { return def_; }
   const OpDef& op_def() const { return *op_def_; }
 
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
@@ -66,7 +69,7 @@ class Node {
   PartialTensorShape output_shape(int index) const;
 
   // The device the NodeDef asked for ("" when none).
-  const std::string& requested_device() const { return def_.device(); }
+  const std::string& requested_device() const { return def_->device(); }
   // The device placement chose ("" before placement).
   const std::string& assigned_device_name() const { return assigned_device_; }
   void set_assigned_device_name(std::string name) {
@@ -79,7 +82,7 @@ class Node {
   // The data edge into input `index`, or an error if there is none.
   Status input_edge(int index, const Edge** edge) const;
 
-  bool IsOp(absl::string_view op) const { return def_.op() == op; }
+  bool IsOp(absl::string_view op) const { return def_->op() == op; }
   bool IsConstant() const { return IsOp("Const"); }
   bool IsPlaceholder() const { return IsOp("Placeholder"); }
   // True for ops TF treats as stateful (never constant-folded or pruned away
@@ -91,7 +94,7 @@ class Node {
   Node() = default;
 
   int id_ = -1;
-  NodeDef def_;
+  std::shared_ptr<const NodeDef> def_;
   const OpDef* op_def_ = nullptr;
   DataTypeVector input_types_;
   DataTypeVector output_types_;

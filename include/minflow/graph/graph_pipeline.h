@@ -30,6 +30,7 @@ class Graph;
 class GraphDef;
 class Node;
 class OpRegistryInterface;
+class PlacementCache;
 
 struct GraphPipelineOptions {
   // Resolves op names; null means OpRegistry::Global().
@@ -51,6 +52,9 @@ struct SignatureOptions {
   std::vector<Device*> devices;
   bool allow_soft_placement = false;
   std::ostream* log_device_placement = nullptr;
+  // Optional, for preparing many signatures on the same devices with the
+  // same options (a session keeps one): see PlacementCache.
+  PlacementCache* placement_cache = nullptr;
   // Which optimisation passes run.
   PassSelection passes;
   // Null means OptimizationPassRegistry::Global().

@@ -4,6 +4,7 @@
 // host and device memory.
 #pragma once
 
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -13,11 +14,34 @@ namespace minflow {
 
 class Device;
 class Graph;
+class NodeDef;
 
 // Ops the placer inserts at memory boundaries; a device other than the CPU
 // registers kernels for them (the CUDA layer does for GPU).
 inline constexpr char kCopyFromHostOp[] = "_CopyFromHost";
 inline constexpr char kCopyToHostOp[] = "_CopyToHost";
+
+// Remembers each node's candidate devices (those its request and kernels
+// allow) by NodeDef: the same NodeDef placed again on the same devices with
+// the same options has the same candidates. A session keeps one for all
+// its signatures, whose graphs share the NodeDefs of one base graph.
+// Holds the NodeDefs it has seen. Thread-safe.
+class PlacementCache {
+ public:
+  PlacementCache();
+  ~PlacementCache();
+  PlacementCache(const PlacementCache&) = delete;
+  PlacementCache& operator=(const PlacementCache&) = delete;
+
+  // Null when `def` was not seen yet.
+  const std::vector<Device*>* Find(const NodeDef* def) const;
+  const std::vector<Device*>* Insert(std::shared_ptr<const NodeDef> def,
+                                     std::vector<Device*> candidates);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 struct PlacerOptions {
   // When a requested device does not exist or has no kernel for the node,
@@ -26,6 +50,8 @@ struct PlacerOptions {
   bool allow_soft_placement = false;
   // Writes one line per node, "name (Op): /job:.../device:CPU:0", here.
   std::ostream* log_device_placement = nullptr;
+  // Optional; must be used with the same devices and options every time.
+  PlacementCache* cache = nullptr;
 };
 
 // `devices` in order of preference (the session lists accelerators first, as

@@ -4,18 +4,23 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
+#include "minflow/core/tensor_shape.h"
 
 namespace minflow {
 
 class CancellationManager;
 class Device;
 class Graph;
+class Node;
+class OpKernel;
 class StepStats;
 namespace thread {
 class ThreadPool;
@@ -28,11 +33,28 @@ struct CallFrame {
   std::vector<Tensor> retvals;
 };
 
+// Makes the kernel of `node` for `device`. `input_shapes` are what shape
+// inference gave the node's inputs (empty when the graph was not refined).
+using CreateKernelFn = std::function<Status(
+    const Node& node, Device* device, int graph_def_version,
+    absl::Span<const PartialTensorShape> input_shapes,
+    std::shared_ptr<OpKernel>* kernel)>;
+
+// The default CreateKernelFn: a new kernel through CreateOpKernelForNode,
+// sharing the node's NodeDef.
+Status CreateKernelForNode(const Node& node, Device* device,
+                           int graph_def_version,
+                           absl::Span<const PartialTensorShape> input_shapes,
+                           std::shared_ptr<OpKernel>* kernel);
+
 struct ExecutorOptions {
   // Every device a node may be assigned to (by name).
   std::vector<Device*> devices;
   // Runs expensive kernels; null runs every node on the calling thread.
   thread::ThreadPool* inter_op_pool = nullptr;
+  // Null means CreateKernelForNode. A session passes one that shares
+  // kernels between its signatures (a kernel is immutable once made).
+  CreateKernelFn create_kernel;
 };
 
 // Thread-safe after Create: Run may be called concurrently.
