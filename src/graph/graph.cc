@@ -99,6 +99,8 @@ std::unique_ptr<Graph> Graph::Clone() const {
     c->output_types_ = n->output_types_;
     c->assigned_device_ = n->assigned_device_;
     c->output_shapes_ = n->output_shapes_;
+    c->in_edges_.reserve(n->in_edges_.size());
+    c->out_edges_.reserve(n->out_edges_.size());
     copy->nodes_[c->id_] = c;
     copy->name_index_.emplace(c->name(), c);
     ++copy->num_nodes_;

@@ -8,7 +8,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "minflow/framework/device.h"
 #include "minflow/framework/device_name_utils.h"
 #include "minflow/framework/kernel_registry.h"
@@ -140,25 +139,22 @@ bool OnHost(const Device* device, MemoryType type) {
 }  // namespace
 
 struct PlacementCache::Impl {
-  mutable absl::Mutex mu;
   absl::flat_hash_map<const NodeDef*,
                       std::pair<std::shared_ptr<const NodeDef>,
                                 std::unique_ptr<std::vector<Device*>>>>
-      candidates ABSL_GUARDED_BY(mu);
+      candidates;
 };
 
 PlacementCache::PlacementCache() : impl_(std::make_unique<Impl>()) {}
 PlacementCache::~PlacementCache() = default;
 
 const std::vector<Device*>* PlacementCache::Find(const NodeDef* def) const {
-  absl::MutexLock lock(&impl_->mu);
   auto it = impl_->candidates.find(def);
   return it == impl_->candidates.end() ? nullptr : it->second.second.get();
 }
 
 const std::vector<Device*>* PlacementCache::Insert(
     std::shared_ptr<const NodeDef> def, std::vector<Device*> candidates) {
-  absl::MutexLock lock(&impl_->mu);
   auto& entry = impl_->candidates[def.get()];
   entry.first = std::move(def);
   entry.second = std::make_unique<std::vector<Device*>>(std::move(candidates));

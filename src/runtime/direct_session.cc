@@ -91,9 +91,9 @@ class DirectSession final : public Session {
   std::unique_ptr<thread::ThreadPool> inter_op_pool_;
   // The imported, refined graph every signature starts from.
   std::unique_ptr<GraphPipeline> pipeline_;
-  // Placement and kernels shared by the signatures (their graphs share the
-  // pipeline graph's NodeDefs).
-  PlacementCache placement_cache_;
+  // Placement shared by the signatures (their graphs share the pipeline
+  // graph's NodeDefs); used under mu_.
+  PlacementCache placement_cache_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> created_{false};
   std::atomic<bool> closed_{false};
   std::atomic<int64_t> step_id_{0};
@@ -113,14 +113,14 @@ class DirectSession final : public Session {
   Status GetOrCreateKernel(const Node& node, Device* device,
                            int graph_def_version,
                            absl::Span<const PartialTensorShape> input_shapes,
-                           std::shared_ptr<OpKernel>* kernel);
+                           std::shared_ptr<OpKernel>* kernel)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<CallSignature>> signatures_
       ABSL_GUARDED_BY(mu_);
-  absl::Mutex kernels_mu_;
   absl::flat_hash_map<std::pair<const NodeDef*, const Device*>, CachedKernel>
-      kernels_ ABSL_GUARDED_BY(kernels_mu_);
+      kernels_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<CallableHandle, std::shared_ptr<const Callable>>
       callables_ ABSL_GUARDED_BY(mu_);
   CallableHandle next_callable_ ABSL_GUARDED_BY(mu_) = 0;
@@ -220,7 +220,8 @@ Status DirectSession::GetOrCreateKernel(
     const Node& node, Device* device, int graph_def_version,
     absl::Span<const PartialTensorShape> input_shapes,
     std::shared_ptr<OpKernel>* kernel) {
-  absl::MutexLock lock(&kernels_mu_);
+  // Called by Executor::Create from GetOrCreateSignature, which holds mu_.
+  mu_.AssertHeld();
   const auto key = std::make_pair(node.shared_def().get(),
                                   static_cast<const Device*>(device));
   auto it = kernels_.find(key);

@@ -118,6 +118,41 @@ TEST_F(PlacerTest, UnrequestedNodesGoToTheFirstDeviceWithAKernel) {
   EXPECT_EQ(InputOf(copy->name(), 0)->name(), "src");
 }
 
+TEST_F(PlacerTest, ACacheRemembersCandidatesPerNodeDef) {
+  graph_ = std::make_unique<Graph>(OpRegistry::Global());
+  MF_ASSERT_OK(ConvertGraphDefToGraph(
+      GraphConstructorOptions(), ParseTextProtoOrDie<GraphDef>(R"pb(
+        node { name: "src" op: "PlacerTestSource" }
+        node { name: "cpu_only" op: "PlacerTestCpuOnly" input: "src" }
+      )pb"),
+      graph_.get()));
+  // A copy shares the NodeDefs.
+  std::unique_ptr<Graph> copy = graph_->Clone();
+  PlacementCache cache;
+  PlacerOptions options;
+  options.cache = &cache;
+  MF_ASSERT_OK(PlaceGraph({fake_.get(), cpu_.get()}, options, graph_.get()));
+  const std::vector<Device*>* src =
+      cache.Find(&graph_->FindNodeByName("src")->def());
+  ASSERT_NE(src, nullptr);
+  ASSERT_EQ(2u, src->size());  // both devices have a kernel; FAKE first
+  EXPECT_EQ(kFakeName, (*src)[0]->name());
+  const std::vector<Device*>* cpu_only =
+      cache.Find(&graph_->FindNodeByName("cpu_only")->def());
+  ASSERT_NE(cpu_only, nullptr);
+  ASSERT_EQ(1u, cpu_only->size());
+  EXPECT_EQ(kCpuName, (*cpu_only)[0]->name());
+  // The copy is placed from the cache, the same way.
+  MF_ASSERT_OK(PlaceGraph({fake_.get(), cpu_.get()}, options, copy.get()));
+  EXPECT_EQ(&copy->FindNodeByName("src")->def(),
+            &graph_->FindNodeByName("src")->def());
+  EXPECT_EQ(kCpuName, copy->FindNodeByName("cpu_only")->assigned_device_name());
+  EXPECT_EQ(kFakeName, copy->FindNodeByName("src")->assigned_device_name());
+  // A NodeDef it has not seen is not in it.
+  NodeDef other;
+  EXPECT_EQ(nullptr, cache.Find(&other));
+}
+
 TEST_F(PlacerTest, RequestsInEveryFormAreHonoured) {
   MF_ASSERT_OK(Place(R"pb(
     node { name: "a" op: "PlacerTestSource" device: "/cpu:0" }

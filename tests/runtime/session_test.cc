@@ -643,6 +643,26 @@ TEST(SessionTest, KernelsAreBuiltWithTheInferredShapes) {
   EXPECT_EQ("in [?,3] out [?,3]", g_probe_shapes[0]);
 }
 
+TEST(SessionTest, SignaturesShareTheirNodesKernels) {
+  {
+    absl::MutexLock lock(&g_probe_mu);
+    g_probe_shapes.clear();
+  }
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kProbeGraph),
+                                 SessionOptions());
+  MF_ASSERT_OK(session.status());
+  Tensor x(DT_FLOAT, TensorShape({1, 3}));
+  x.flat<float>().setConstant(2);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"neg"}, {}, &out));
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"probe"}, {}, &out));
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"neg", "probe"}, {}, &out));
+  EXPECT_EQ(2.0f, out[1].flat<float>()(0));
+  // Three signatures, one probe kernel.
+  absl::MutexLock lock(&g_probe_mu);
+  EXPECT_EQ(1u, g_probe_shapes.size());
+}
+
 TEST(SessionTest, ImportsAndRefinesOnceHoweverManySignaturesRun) {
   const int64_t before = GraphPipeline::num_graphs_prepared();
   auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kProbeGraph),

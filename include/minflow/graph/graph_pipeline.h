@@ -53,7 +53,8 @@ struct SignatureOptions {
   bool allow_soft_placement = false;
   std::ostream* log_device_placement = nullptr;
   // Optional, for preparing many signatures on the same devices with the
-  // same options (a session keeps one): see PlacementCache.
+  // same options (a session keeps one): see PlacementCache. Calls sharing
+  // a cache must not run at the same time.
   PlacementCache* placement_cache = nullptr;
   // Which optimisation passes run.
   PassSelection passes;

@@ -25,7 +25,8 @@ inline constexpr char kCopyToHostOp[] = "_CopyToHost";
 // allow) by NodeDef: the same NodeDef placed again on the same devices with
 // the same options has the same candidates. A session keeps one for all
 // its signatures, whose graphs share the NodeDefs of one base graph.
-// Holds the NodeDefs it has seen. Thread-safe.
+// Holds the NodeDefs it has seen. Not thread-safe: one placement at a time
+// (a session prepares its signatures under its lock).
 class PlacementCache {
  public:
   PlacementCache();
