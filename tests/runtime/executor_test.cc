@@ -23,108 +23,21 @@
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/step_stats.pb.h"
+#include "tests/runtime/exec_test_ops.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
 namespace minflow {
 namespace {
 
+using exec_test::g_waiting;
 using ::minflow::testing::ParseTextProtoOrDie;
 using ::minflow::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
-REGISTER_OP("ExecutorTestConst")
-    .Output("y: float")
-    .Attr("value: float")
-    .Attr("size: int = 1");
-REGISTER_OP("ExecutorTestAddOne").Input("x: float").Output("y: float");
-REGISTER_OP("ExecutorTestAdd")
-    .Input("a: float")
-    .Input("b: float")
-    .Output("y: float");
-REGISTER_OP("ExecutorTestFail").Input("x: float").Output("y: float");
-REGISTER_OP("ExecutorTestWaitForCancel").Input("x: float").Output("y: float");
-REGISTER_OP("ExecutorTestNoKernel").Input("x: float").Output("y: float");
-
-class ConstOp : public OpKernel {
- public:
-  explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("value", &value_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("size", &size_));
-    OP_REQUIRES(ctx, size_ >= 0,
-                errors::InvalidArgument("size must be >= 0, but got ", size_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size_}), &out));
-    out->flat<float>().setConstant(value_);
-  }
-
- private:
-  float value_ = 0;
-  int64_t size_ = 0;
-};
-
-class AddOneOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                            {0}, 0, ctx->input(0).shape(), &out));
-    out->flat<float>() = ctx->input(0).flat<float>() + 1.0f;
-  }
-};
-
-// Expensive, so that with a pool it runs there.
-class AddOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES(ctx, ctx->input(0).shape() == ctx->input(1).shape(),
-                errors::InvalidArgument("shapes differ"));
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                            {0, 1}, 0, ctx->input(0).shape(), &out));
-    out->flat<float>() =
-        ctx->input(0).flat<float>() + ctx->input(1).flat<float>();
-  }
-  bool IsExpensive() override { return true; }
-};
-
-class FailOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    ctx->SetStatus(errors::InvalidArgument("deliberate failure"));
-  }
-};
-
-// Counts the kernels waiting, so a test can cancel once one is.
-std::atomic<int> g_waiting{0};
-
-class WaitForCancelOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    ++g_waiting;
-    while (!ctx->IsCancelled()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    --g_waiting;
-    ctx->SetStatus(errors::Cancelled("noticed cancellation"));
-  }
-};
-
-REGISTER_KERNEL_BUILDER(Name("ExecutorTestConst").Device(DEVICE_CPU), ConstOp);
-REGISTER_KERNEL_BUILDER(Name("ExecutorTestAddOne").Device(DEVICE_CPU),
-                        AddOneOp);
-REGISTER_KERNEL_BUILDER(Name("ExecutorTestAdd").Device(DEVICE_CPU), AddOp);
-REGISTER_KERNEL_BUILDER(Name("ExecutorTestFail").Device(DEVICE_CPU), FailOp);
-REGISTER_KERNEL_BUILDER(Name("ExecutorTestWaitForCancel").Device(DEVICE_CPU),
-                        WaitForCancelOp);
+REGISTER_OP("ExecTestNoKernel").Input("x: float").Output("y: float");
 
 // out0 = (x + 1) + 1 (c), out1 = x + 1.
 constexpr char kGraph[] = R"pb(
@@ -142,14 +55,14 @@ constexpr char kGraph[] = R"pb(
   }
   node {
     name: "c"
-    op: "ExecutorTestConst"
+    op: "ExecTestConst"
     attr {
       key: "value"
       value { f: 1 }
     }
   }
-  node { name: "l" op: "ExecutorTestAddOne" input: "x" }
-  node { name: "sum" op: "ExecutorTestAdd" input: "l" input: "c" }
+  node { name: "l" op: "ExecTestAddOne" input: "x" }
+  node { name: "sum" op: "ExecTestAdd" input: "l" input: "c" }
   node {
     name: "out0"
     op: "_Retval"
@@ -182,13 +95,13 @@ constexpr char kGraph[] = R"pb(
 constexpr char kWaitGraph[] = R"pb(
   node {
     name: "c"
-    op: "ExecutorTestConst"
+    op: "ExecTestConst"
     attr {
       key: "value"
       value { f: 1 }
     }
   }
-  node { name: "w" op: "ExecutorTestWaitForCancel" input: "c" }
+  node { name: "w" op: "ExecTestWaitForCancel" input: "c" }
 )pb";
 
 Tensor Scalar(float v) {
@@ -275,14 +188,14 @@ TEST_F(ExecutorTest, KernelErrorNamesTheNodeAndOp) {
       R"pb(
         node {
           name: "c"
-          op: "ExecutorTestConst"
+          op: "ExecTestConst"
           attr {
             key: "value"
             value { f: 1 }
           }
         }
-        node { name: "bad" op: "ExecutorTestFail" input: "c" }
-        node { name: "after" op: "ExecutorTestAddOne" input: "bad" }
+        node { name: "bad" op: "ExecTestFail" input: "c" }
+        node { name: "after" op: "ExecTestAddOne" input: "bad" }
       )pb",
       &pool_);
   ASSERT_NE(executor, nullptr);
@@ -290,7 +203,7 @@ TEST_F(ExecutorTest, KernelErrorNamesTheNodeAndOp) {
     EXPECT_THAT(executor->Run(Executor::Args()),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          AllOf(HasSubstr("deliberate failure"),
-                               HasSubstr("[[{{node bad}} = ExecutorTestFail]]"),
+                               HasSubstr("[[{{node bad}} = ExecTestFail]]"),
                                ::testing::Not(HasSubstr("after")))));
   }
 }
@@ -322,43 +235,42 @@ TEST_F(ExecutorTest, KernelNotFoundAtCreateNamesTheNodeAndOp) {
       Create(R"pb(
                node {
                  name: "c"
-                 op: "ExecutorTestConst"
+                 op: "ExecTestConst"
                  attr {
                    key: "value"
                    value { f: 1 }
                  }
                }
-               node { name: "nk" op: "ExecutorTestNoKernel" input: "c" }
+               node { name: "nk" op: "ExecTestNoKernel" input: "c" }
              )pb",
              &pool_, &executor),
       StatusIs(absl::StatusCode::kNotFound,
-               AllOf(HasSubstr("No registered 'ExecutorTestNoKernel' OpKernel "
+               AllOf(HasSubstr("No registered 'ExecTestNoKernel' OpKernel "
                                "for 'CPU' devices"),
-                     HasSubstr("[[{{node nk}} = ExecutorTestNoKernel]]"))));
+                     HasSubstr("[[{{node nk}} = ExecTestNoKernel]]"))));
   EXPECT_EQ(executor, nullptr);
 }
 
 TEST_F(ExecutorTest, KernelConstructorErrorAtCreateNamesTheNodeAndOp) {
   std::unique_ptr<Executor> executor;
-  EXPECT_THAT(
-      Create(R"pb(
-               node {
-                 name: "neg"
-                 op: "ExecutorTestConst"
-                 attr {
-                   key: "value"
-                   value { f: 1 }
-                 }
-                 attr {
-                   key: "size"
-                   value { i: -2 }
-                 }
-               }
-             )pb",
-             &pool_, &executor),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               AllOf(HasSubstr("size must be >= 0, but got -2"),
-                     HasSubstr("[[{{node neg}} = ExecutorTestConst]]"))));
+  EXPECT_THAT(Create(R"pb(
+                       node {
+                         name: "neg"
+                         op: "ExecTestConst"
+                         attr {
+                           key: "value"
+                           value { f: 1 }
+                         }
+                         attr {
+                           key: "size"
+                           value { i: -2 }
+                         }
+                       }
+                     )pb",
+                     &pool_, &executor),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("size must be >= 0, but got -2"),
+                             HasSubstr("[[{{node neg}} = ExecTestConst]]"))));
   EXPECT_EQ(executor, nullptr);
 }
 

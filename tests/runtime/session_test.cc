@@ -19,97 +19,23 @@
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/step_stats.pb.h"
+#include "tests/runtime/exec_test_ops.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
 namespace minflow {
 namespace {
 
+using exec_test::g_add_one_runs;
 using ::minflow::testing::ParseTextProtoOrDie;
 using ::minflow::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-REGISTER_OP("ExecTestConst")
-    .Output("y: float")
-    .Attr("value: float")
-    .Attr("size: int = 1");
-REGISTER_OP("ExecTestAddOne").Input("x: float").Output("y: float");
-REGISTER_OP("ExecTestAdd")
-    .Input("a: float")
-    .Input("b: float")
-    .Output("y: float");
-REGISTER_OP("ExecTestFail").Input("x: float").Output("y: float");
-REGISTER_OP("ExecTestWaitForCancel").Input("x: float").Output("y: float");
 REGISTER_OP("ExecTestPlaceholder")
     .Output("y: dtype")
     .Attr("dtype: type")
     .Attr("shape: shape = { unknown_rank: true }");
-
-std::atomic<int> g_add_one_runs{0};
-
-class ConstOp : public OpKernel {
- public:
-  explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("value", &value_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("size", &size_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size_}), &out));
-    out->flat<float>().setConstant(value_);
-  }
-
- private:
-  float value_;
-  int64_t size_;
-};
-
-class AddOneOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    ++g_add_one_runs;
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                            {0}, 0, ctx->input(0).shape(), &out));
-    out->flat<float>() = ctx->input(0).flat<float>() + 1.0f;
-  }
-};
-
-class AddOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    OP_REQUIRES(ctx, ctx->input(0).shape() == ctx->input(1).shape(),
-                errors::InvalidArgument("shapes differ"));
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                            {0, 1}, 0, ctx->input(0).shape(), &out));
-    out->flat<float>() =
-        ctx->input(0).flat<float>() + ctx->input(1).flat<float>();
-  }
-  bool IsExpensive() override { return true; }
-};
-
-class FailOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    ctx->SetStatus(errors::InvalidArgument("deliberate failure"));
-  }
-};
-
-class WaitForCancelOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    while (!ctx->IsCancelled()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ctx->SetStatus(errors::Cancelled("noticed cancellation"));
-  }
-};
 
 class PlaceholderOp : public OpKernel {
  public:
@@ -119,12 +45,6 @@ class PlaceholderOp : public OpKernel {
   }
 };
 
-REGISTER_KERNEL_BUILDER(Name("ExecTestConst").Device(DEVICE_CPU), ConstOp);
-REGISTER_KERNEL_BUILDER(Name("ExecTestAddOne").Device(DEVICE_CPU), AddOneOp);
-REGISTER_KERNEL_BUILDER(Name("ExecTestAdd").Device(DEVICE_CPU), AddOp);
-REGISTER_KERNEL_BUILDER(Name("ExecTestFail").Device(DEVICE_CPU), FailOp);
-REGISTER_KERNEL_BUILDER(Name("ExecTestWaitForCancel").Device(DEVICE_CPU),
-                        WaitForCancelOp);
 REGISTER_KERNEL_BUILDER(Name("ExecTestPlaceholder").Device(DEVICE_CPU),
                         PlaceholderOp);
 
