@@ -30,8 +30,9 @@ exactly as a Session does for Run: import and shape refinement, the
 feed/fetch rewrite (feeds become _Arg nodes, fetches _Retval nodes, what
 they do not need is pruned), the optimisation passes, and placement on this
 process's devices. Writes the result to OUT (text format when OUT ends in
-.pbtxt, binary otherwise) with every node's assigned device, and prints one
-line per pass: nodes before and after, and time.
+.pbtxt, binary otherwise) with every node's assigned device and inferred
+shapes (TensorFlow's `_output_shapes` attr), and prints one line per pass:
+nodes before and after, and time.
 
 Options:
   -o, --output OUT        Where to write the graph (required).
