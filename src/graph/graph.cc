@@ -229,18 +229,18 @@ void Graph::ToGraphDef(GraphDef* graph_def, bool add_shapes) const {
 
 Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   order->clear();
+  order->reserve(graph.num_nodes());
   std::vector<int> pending(graph.num_node_ids(), 0);
-  std::deque<Node*> ready;
-  for (Node* n : graph.nodes()) {
-    pending[n->id()] = static_cast<int>(n->in_edges().size());
-    if (pending[n->id()] == 0) ready.push_back(n);
+  for (int id = 0; id < graph.num_node_ids(); ++id) {
+    Node* n = graph.FindNodeId(id);
+    if (n == nullptr) continue;
+    pending[id] = static_cast<int>(n->in_edges().size());
+    if (pending[id] == 0) order->push_back(n);
   }
-  while (!ready.empty()) {
-    Node* n = ready.front();
-    ready.pop_front();
-    order->push_back(n);
-    for (const Edge* e : n->out_edges()) {
-      if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
+  // `order` is its own queue: nodes join it as they become ready.
+  for (size_t head = 0; head < order->size(); ++head) {
+    for (const Edge* e : (*order)[head]->out_edges()) {
+      if (--pending[e->dst->id()] == 0) order->push_back(e->dst);
     }
   }
   if (static_cast<int>(order->size()) == graph.num_nodes()) return OkStatus();

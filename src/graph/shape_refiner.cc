@@ -207,9 +207,13 @@ Status ShapeRefiner::RefineNode(const Node& node) {
       inputs_scratch_[e->dst_input] = {e->src->id(), e->src_output};
     }
   }
-  std::vector<ShapeHandle> input_shapes(num_inputs);
-  std::vector<const Tensor*> input_tensors(num_inputs, nullptr);
-  std::vector<ShapeHandle> input_partials(num_inputs);
+  // Scratch kept across nodes: no allocation per node.
+  std::vector<ShapeHandle>& input_shapes = scratch_shapes_;
+  std::vector<const Tensor*>& input_tensors = scratch_tensors_;
+  std::vector<ShapeHandle>& input_partials = scratch_partials_;
+  input_shapes.assign(num_inputs, ShapeHandle());
+  input_tensors.assign(num_inputs, nullptr);
+  input_partials.assign(num_inputs, ShapeHandle());
   for (int i = 0; i < num_inputs; ++i) {
     const auto [src, port] = inputs_scratch_[i];
     if (src < 0 || first_output_[src] < 0) {

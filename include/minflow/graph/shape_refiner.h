@@ -95,8 +95,12 @@ class ShapeRefiner {
   std::vector<int> first_output_;  // per node id, -1 when not refined
   std::vector<int> num_outputs_;
   std::vector<OutputInfo> outputs_;
-  // Per node: the (node id, port) of each data input, in port order.
+  // Per node: the (node id, port) of each data input, in port order, and
+  // what is known of each input for its InferenceContext.
   std::vector<std::pair<int, int>> inputs_scratch_;
+  std::vector<shape_inference::ShapeHandle> scratch_shapes_;
+  std::vector<const Tensor*> scratch_tensors_;
+  std::vector<shape_inference::ShapeHandle> scratch_partials_;
   std::deque<NodeDef> defaulted_nodes_;
   std::deque<Tensor> values_;
   int64_t num_refined_ = 0;
