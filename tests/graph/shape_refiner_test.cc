@@ -86,6 +86,21 @@ class ShapeRefinerTest : public ::testing::Test {
   shape_inference::ShapeHandle Handle(const std::string& name, int output = 0) {
     return refiner_->output_shape(Id(name), output);
   }
+  // Whether dim `da` of node a's output is the very dim object of dim `db`
+  // of b's (read through an InferenceContext sharing the refiner's).
+  bool SameDim(const std::string& a, int da, const std::string& b, int db) {
+    NodeDef probe;
+    probe.set_name("probe");
+    probe.set_op("IdentityN");
+    probe.add_input("a");
+    probe.add_input("b");
+    AddNodeAttr("T", std::vector<DataType>{DT_FLOAT, DT_FLOAT}, &probe);
+    const OpDef* op_def = nullptr;
+    MF_CHECK_OK(OpRegistry::Global()->LookUpOpDef("IdentityN", &op_def));
+    InferenceContext c(2100, probe, *op_def, {Handle(a), Handle(b)}, {}, {});
+    MF_CHECK_OK(c.construction_status());
+    return c.Dim(c.input(0), da).SameHandle(c.Dim(c.input(1), db));
+  }
   std::vector<int> Ints(const std::string& name) {
     const Tensor* t = refiner_->output_value(Id(name), 0);
     if (t == nullptr) return {};
@@ -166,18 +181,8 @@ TEST_F(ShapeRefinerTest, ReshapeWithAShapeComputedFromShape) {
       NodeText("p", "Pack", {"d0", "m1"}, i32 + IntAttr("N", 2)) +
       NodeText("r", "Reshape", {"x", "p"}, f)));
   EXPECT_EQ("[?,20]", Shape("r"));
-  // The batch dim is x's own dim object: read both through a context.
-  NodeDef probe;
-  probe.set_name("probe");
-  probe.set_op("IdentityN");
-  probe.add_input("a");
-  probe.add_input("b");
-  AddNodeAttr("T", std::vector<DataType>{DT_FLOAT, DT_FLOAT}, &probe);
-  const OpDef* op_def = nullptr;
-  MF_ASSERT_OK(OpRegistry::Global()->LookUpOpDef("IdentityN", &op_def));
-  InferenceContext c(2100, probe, *op_def, {Handle("r"), Handle("x")}, {}, {});
-  MF_ASSERT_OK(c.construction_status());
-  EXPECT_TRUE(c.Dim(c.input(0), 0).SameHandle(c.Dim(c.input(1), 0)));
+  // The batch dim is x's own dim object.
+  EXPECT_TRUE(SameDim("r", 0, "x", 0));
 }
 
 TEST_F(ShapeRefinerTest, FoldsShapeArithmetic) {
@@ -391,17 +396,7 @@ TEST_F(ShapeRefinerTest, PartlyKnownShapesMoveThroughSliceGatherAndConcat) {
   // Nothing is fully known, so no value: the dims travelled as dims.
   EXPECT_EQ(nullptr, refiner_->output_value(Id("shape"), 0));
   // The unknown dim is x's own dim object.
-  NodeDef probe;
-  probe.set_name("probe");
-  probe.set_op("IdentityN");
-  probe.add_input("a");
-  probe.add_input("b");
-  AddNodeAttr("T", std::vector<DataType>{DT_FLOAT, DT_FLOAT}, &probe);
-  const OpDef* op_def = nullptr;
-  MF_ASSERT_OK(OpRegistry::Global()->LookUpOpDef("IdentityN", &op_def));
-  InferenceContext c(2100, probe, *op_def, {Handle("r"), Handle("x")}, {}, {});
-  MF_ASSERT_OK(c.construction_status());
-  EXPECT_TRUE(c.Dim(c.input(0), 1).SameHandle(c.Dim(c.input(1), 0)));
+  EXPECT_TRUE(SameDim("r", 1, "x", 0));
 }
 
 TEST_F(ShapeRefinerTest, AHugeComputedValueIsNeverEvaluated) {
