@@ -370,7 +370,7 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
   const LatencySummary& l = r.latency;
   os << absl::StrFormat(
       "init: %.3f ms (parse %.3f, import+refine %.3f, "
-      "prune+place+kernels %.3f)\n",
+      "prune+passes+place+kernels %.3f)\n",
       r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
   PrintPassRecords(r.passes, os);
   os << absl::StrFormat("first run: %.3f ms\n", r.first_run_ms);
