@@ -98,20 +98,19 @@ Status GraphPipeline::PrepareForSignature(
     out->feed_ports.push_back(id.port);
   }
   std::unique_ptr<Graph> graph = graph_->Clone();
-  const bool whole_graph = feeds.empty() && fetches.empty() && targets.empty();
-  if (!whole_graph) {
+  if (!feeds.empty() || !fetches.empty() || !targets.empty()) {
     MF_RETURN_IF_ERROR(
         RewriteGraphForExecution(feeds, fetches, targets, graph.get()));
-  }
-  std::vector<std::string> unfed;
-  for (const Node* n : graph->nodes()) {
-    if (n->IsPlaceholder()) unfed.push_back(n->name());
-  }
-  if (!unfed.empty() && !whole_graph) {
-    std::sort(unfed.begin(), unfed.end());
-    return errors::InvalidArgument(
-        "You must feed a value for placeholder tensor",
-        unfed.size() > 1 ? "s" : "", " '", absl::StrJoin(unfed, "', '"), "'");
+    std::vector<std::string> unfed;
+    for (const Node* n : graph->nodes()) {
+      if (n->IsPlaceholder()) unfed.push_back(n->name());
+    }
+    if (!unfed.empty()) {
+      std::sort(unfed.begin(), unfed.end());
+      return errors::InvalidArgument(
+          "You must feed a value for placeholder tensor",
+          unfed.size() > 1 ? "s" : "", " '", absl::StrJoin(unfed, "', '"), "'");
+    }
   }
 
   const OptimizationPassRegistry* registry =
