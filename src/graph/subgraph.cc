@@ -62,11 +62,23 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
     if (!node->output_shapes().empty()) {
       arg->set_output_shapes({node->output_shape(port)});
     }
+    // A fed Placeholder never runs, so what waited for it (converters
+    // give Consts a "^input" control input) waits for its feed instead, as
+    // in TensorFlow. Other fed nodes keep their control edges: they still
+    // run when something else needs them.
+    const bool moves_control_edges =
+        node->IsOp("Placeholder") || node->IsOp("PlaceholderV2");
     // Copy: re-pointing edges edits out_edges().
     const std::vector<const Edge*> out = node->out_edges();
     for (const Edge* e : out) {
-      if (e->IsControlEdge() || e->src_output != port) continue;
       Node* dst = e->dst;
+      if (e->IsControlEdge()) {
+        if (!moves_control_edges) continue;
+        graph->RemoveEdge(e);
+        graph->AddControlEdge(arg, dst);
+        continue;
+      }
+      if (e->src_output != port) continue;
       const int dst_input = e->dst_input;
       graph->RemoveEdge(e);
       graph->AddEdge(arg, 0, dst, dst_input);

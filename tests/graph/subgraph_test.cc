@@ -140,6 +140,41 @@ TEST_F(SubgraphTest, FeedsBecomeArgsForEveryConsumerOfThatOutput) {
   EXPECT_NE(graph_->FindNodeByName("two"), nullptr);
 }
 
+// A fed Placeholder's control edges move to its feed (TensorFlow's rule for
+// converted graphs, whose Consts wait on "^input"); a fed node of any other
+// op keeps them, as it may still have to run.
+TEST(SubgraphControlEdgesTest, OnlyAFedPlaceholderHandsOverItsControlEdges) {
+  constexpr char kText[] = R"pb(
+    node {
+      name: "input"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node { name: "src" op: "SubgraphTestSource" }
+    node { name: "waits_input" op: "SubgraphTestSource" input: "^input" }
+    node { name: "waits_src" op: "SubgraphTestSource" input: "^src" }
+  )pb";
+  Graph graph(OpRegistry::Global());
+  MF_ASSERT_OK(ConvertGraphDefToGraph(
+      GraphConstructorOptions(), ParseTextProtoOrDie<GraphDef>(kText), &graph));
+  MF_ASSERT_OK(RewriteGraphForExecution(
+      {"input", "src"}, {"waits_input", "waits_src"}, {}, &graph));
+  EXPECT_EQ(graph.FindNodeByName("input"), nullptr);  // pruned: never runs
+  ASSERT_NE(graph.FindNodeByName("src"), nullptr);    // still waited for
+  auto control_sources = [&](const std::string& name) {
+    std::vector<std::string> sources;
+    for (const Edge* e : graph.FindNodeByName(name)->in_edges()) {
+      if (e->IsControlEdge()) sources.push_back(e->src->type_string());
+    }
+    return sources;
+  };
+  EXPECT_THAT(control_sources("waits_input"), ElementsAre(kArgOp));
+  EXPECT_THAT(control_sources("waits_src"), ElementsAre("SubgraphTestSource"));
+}
+
 TEST_F(SubgraphTest, FeedingEveryOutputOfANodePrunesIt) {
   MF_ASSERT_OK(Rewrite({"two:0", "two:1"}, {"m", "i"}));
   EXPECT_EQ(graph_->FindNodeByName("two"), nullptr);
