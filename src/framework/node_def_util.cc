@@ -197,6 +197,7 @@ Status NameRangesHelper(
     const google::protobuf::RepeatedPtrField<OpDef::ArgDef>& args,
     NameRangeMap* result) {
   int64_t start = 0;
+  result->reserve(result->size() + args.size());  // one allocation
   for (const auto& arg : args) {
     int64_t length = 0;
     MF_RETURN_IF_ERROR(ArgLength(attrs, arg, &length));

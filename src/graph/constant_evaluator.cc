@@ -7,6 +7,7 @@
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/graph/control_flow.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
 
@@ -27,7 +28,8 @@ ConstantEvaluator::~ConstantEvaluator() = default;
 
 bool ConstantEvaluator::CanEvaluate(const NodeDef& node_def) {
   const OpRegistrationData* reg = nullptr;
-  if (!OpRegistry::Global()->LookUp(node_def.op(), &reg).ok() ||
+  if (IsControlFlowOp(node_def.op()) ||
+      !OpRegistry::Global()->LookUp(node_def.op(), &reg).ok() ||
       reg->op_def.is_stateful()) {
     return false;
   }

@@ -7,6 +7,7 @@
 #include "minflow/core/logging.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
+#include "minflow/graph/control_flow.h"
 #include "minflow/op_def.pb.h"
 
 namespace minflow {
@@ -62,21 +63,30 @@ StatusOr<Node*> Graph::AddNode(NodeDef node_def) {
 StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
                                DataTypeVector input_types,
                                DataTypeVector output_types) {
-  MF_CHECK(op_def != nullptr);
   auto def = std::make_shared<NodeDef>(std::move(node_def));
+  StatusOr<Node*> added =
+      AddNode(def, op_def, std::move(input_types), std::move(output_types));
+  if (!added.ok()) node_def = std::move(*def);  // taken only on success
+  return added;
+}
+
+StatusOr<Node*> Graph::AddNode(std::shared_ptr<const NodeDef> node_def,
+                               const OpDef* op_def, DataTypeVector input_types,
+                               DataTypeVector output_types) {
+  MF_CHECK(op_def != nullptr && node_def != nullptr);
   Node* node = NewNode();
-  node->def_ = def;
+  node->def_ = std::move(node_def);
   // One lookup: the key views the name where the node now keeps it.
   if (!name_index_.try_emplace(node->name(), node).second) {
     Status taken = errors::InvalidArgument("Node name '", node->name(),
                                            "' is used by more than one node");
     node->def_.reset();
-    node_def = std::move(*def);
     --used_in_last_block_;  // hand the unused slot back
     return taken;
   }
   node->id_ = static_cast<int>(nodes_.size());
   node->op_def_ = op_def;
+  node->is_next_iteration_ = IsNextIterationOp(node->type_string());
   node->input_types_ = std::move(input_types);
   node->output_types_ = std::move(output_types);
   nodes_.push_back(node);
@@ -84,9 +94,24 @@ StatusOr<Node*> Graph::AddNode(NodeDef&& node_def, const OpDef* op_def,
   return node;
 }
 
+std::shared_ptr<NodeDef> Graph::NewNodeDef() {
+  if (node_def_arena_ == nullptr) {
+    google::protobuf::ArenaOptions options;
+    // Blocks grow to 1 MiB: a large graph's NodeDefs take few blocks.
+    options.start_block_size = 4096;
+    options.max_block_size = 1 << 20;
+    node_def_arena_ = std::make_shared<google::protobuf::Arena>(options);
+  }
+  NodeDef* def =
+      google::protobuf::Arena::CreateMessage<NodeDef>(node_def_arena_.get());
+  // Shares the arena's ownership: no allocation per NodeDef.
+  return std::shared_ptr<NodeDef>(node_def_arena_, def);
+}
+
 std::unique_ptr<Graph> Graph::Clone() const {
   auto copy = std::make_unique<Graph>(ops_);
   copy->versions_ = versions_;
+  copy->node_def_arena_ = node_def_arena_;
   copy->Reserve(num_nodes_, num_edges_);
   copy->nodes_.assign(nodes_.size(), nullptr);
   for (const Node* n : nodes_) {
@@ -95,6 +120,7 @@ std::unique_ptr<Graph> Graph::Clone() const {
     c->id_ = n->id_;
     c->def_ = n->def_;
     c->op_def_ = n->op_def_;
+    c->is_next_iteration_ = n->is_next_iteration_;
     c->input_types_ = n->input_types_;
     c->output_types_ = n->output_types_;
     c->assigned_device_ = n->assigned_device_;
@@ -234,12 +260,16 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   for (int id = 0; id < graph.num_node_ids(); ++id) {
     Node* n = graph.FindNodeId(id);
     if (n == nullptr) continue;
-    pending[id] = static_cast<int>(n->in_edges().size());
-    if (pending[id] == 0) order->push_back(n);
+    int count = 0;
+    for (const Edge* e : n->in_edges()) count += !e->IsBackEdge();
+    pending[id] = count;
+    if (count == 0) order->push_back(n);
   }
   // `order` is its own queue: nodes join it as they become ready.
   for (size_t head = 0; head < order->size(); ++head) {
-    for (const Edge* e : (*order)[head]->out_edges()) {
+    const Node* n = (*order)[head];
+    if (n->IsNextIteration()) continue;  // its edges are back edges
+    for (const Edge* e : n->out_edges()) {
       if (--pending[e->dst->id()] == 0) order->push_back(e->dst);
     }
   }
@@ -259,7 +289,7 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   while (!seen[n->id()]) {
     seen[n->id()] = true;
     for (const Edge* e : n->in_edges()) {
-      if (pending[e->src->id()] > 0) {
+      if (!e->IsBackEdge() && pending[e->src->id()] > 0) {
         n = e->src;
         break;
       }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -69,11 +70,17 @@ Status CheckVersions(const VersionDef& versions) {
   return OkStatus();
 }
 
+// OpDefs found so far in one import, keyed by the registry's own name
+// strings: a graph repeats a few ops many times, and the registry's lookup
+// takes a lock.
+using OpDefCache = absl::flat_hash_map<absl::string_view, const OpDef*>;
+
 // Pass 1 for one NodeDef: name, op, attrs; adds the node without edges.
 // `movable`, when not null, is `original` itself and may be moved from.
 Status AddNodeFromDef(const GraphConstructorOptions& options,
-                      const OpRegistryInterface& ops, const NodeDef& original,
-                      NodeDef* movable, Graph* graph, Node** node) {
+                      const OpRegistryInterface& ops, OpDefCache* op_defs,
+                      const NodeDef& original, NodeDef* movable, Graph* graph,
+                      Node** node) {
   if (!IsValidNodeName(original.name())) {
     return errors::InvalidArgument(
         "Node name '", original.name(), "' (op ", original.op(),
@@ -87,34 +94,47 @@ Status AddNodeFromDef(const GraphConstructorOptions& options,
         "' invalid: it must match [A-Za-z0-9.][A-Za-z0-9_./>-]*");
   }
   const OpDef* op_def = nullptr;
-  Status lookup = ops.LookUpOpDef(original.op(), &op_def);
-  if (!lookup.ok()) return NodeError(lookup, original);
-  NodeDef def = movable != nullptr ? std::move(*movable) : original;
+  if (auto cached = op_defs->find(original.op()); cached != op_defs->end()) {
+    op_def = cached->second;
+  } else {
+    Status lookup = ops.LookUpOpDef(original.op(), &op_def);
+    if (!lookup.ok()) return NodeError(lookup, original);
+    op_defs->emplace(op_def->name(), op_def);
+  }
+  // A copy goes into the graph's arena (no allocation per field); a movable
+  // NodeDef keeps its own memory.
+  std::shared_ptr<NodeDef> def;
+  if (movable != nullptr) {
+    def = std::make_shared<NodeDef>(std::move(*movable));
+  } else {
+    def = graph->NewNodeDef();
+    *def = original;
+  }
   // From here on `original` may be empty: errors name the node from `def`,
   // without the prefix, as the user wrote it.
   auto error = [&](const Status& s) {
-    absl::string_view name = def.name();
+    absl::string_view name = def->name();
     absl::ConsumePrefix(&name, options.prefix);
-    return errors::AttachNodeContext(s, name, def.op());
+    return errors::AttachNodeContext(s, name, def->op());
   };
   if (!options.prefix.empty()) {
-    def.set_name(options.prefix + def.name());
-    for (std::string& in : *def.mutable_input()) {
+    def->set_name(options.prefix + def->name());
+    for (std::string& in : *def->mutable_input()) {
       const bool control = absl::StartsWith(in, "^");
       in = control ? absl::StrCat("^", options.prefix, in.substr(1))
                    : options.prefix + in;
     }
   }
-  if (options.add_default_attributes) AddDefaultsToNodeDef(*op_def, &def);
-  Status valid = ValidateNodeDef(def, *op_def);
+  if (options.add_default_attributes) AddDefaultsToNodeDef(*op_def, def.get());
+  Status valid = ValidateNodeDef(*def, *op_def);
   if (!valid.ok()) return error(valid);
   DataTypeVector inputs, outputs;
-  Status typed = InOutTypesForNode(def, *op_def, &inputs, &outputs);
+  Status typed = InOutTypesForNode(*def, *op_def, &inputs, &outputs);
   if (!typed.ok()) return error(typed);
-  StatusOr<Node*> added = graph->AddNode(std::move(def), op_def,
-                                         std::move(inputs), std::move(outputs));
+  StatusOr<Node*> added =
+      graph->AddNode(def, op_def, std::move(inputs), std::move(outputs));
   if (!added.ok()) {
-    absl::string_view name = def.name();
+    absl::string_view name = def->name();
     absl::ConsumePrefix(&name, options.prefix);
     return error(errors::InvalidArgument("Node name '", name,
                                          "' is used by more than one node"));
@@ -215,8 +235,9 @@ std::vector<std::vector<Node*>> Cycles(const Graph& graph,
       Node* v = calls.back().first;
       const size_t next = calls.back().second++;
       if (next < v->in_edges().size()) {
-        Node* w = v->in_edges()[next]->src;
-        if (!member[w->id()]) continue;
+        const Edge* in = v->in_edges()[next];
+        Node* w = in->src;
+        if (!member[w->id()] || in->IsBackEdge()) continue;
         if (index[w->id()] < 0) {
           visit(w);
         } else if (on_stack[w->id()]) {
@@ -239,7 +260,9 @@ std::vector<std::vector<Node*>> Cycles(const Graph& graph,
         component.push_back(w);
       } while (w != v);
       bool self_loop = false;
-      for (const Edge* e : v->in_edges()) self_loop |= e->src == v;
+      for (const Edge* e : v->in_edges()) {
+        self_loop |= e->src == v && !e->IsBackEdge();
+      }
       if (component.size() > 1 || self_loop) {
         cycles.push_back(std::move(component));
       }
@@ -317,11 +340,12 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
   std::vector<Node*>& nodes = *added;
   nodes.reserve(graph_def.node_size());
   absl::flat_hash_set<std::string> left_out;  // stays empty when fail-fast
+  OpDefCache op_defs;
   for (int i = 0; i < graph_def.node_size(); ++i) {
     const NodeDef& original = graph_def.node(i);
     Node* node = nullptr;
     Status added = AddNodeFromDef(
-        options, *ops, original,
+        options, *ops, &op_defs, original,
         movable != nullptr ? movable->mutable_node(i) : nullptr, graph, &node);
     if (!added.ok()) {
       MF_RETURN_IF_ERROR(report(std::move(added)));

@@ -6,10 +6,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph/constant_evaluator.h"
+#include "minflow/graph/control_flow.h"
 #include "minflow/graph/graph.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
@@ -22,6 +24,10 @@ using shape_inference::InferenceContext;
 using shape_inference::ShapeHandle;
 
 namespace {
+
+// In inputs_scratch_: the input comes over a back edge whose source is not
+// refined yet.
+constexpr int kBackEdgeNotRefined = -2;
 
 bool IsIntType(DataType t) { return t == DT_INT32 || t == DT_INT64; }
 
@@ -153,7 +159,9 @@ Status ShapeRefiner::Refine(const Graph& graph, std::vector<Status>* errors) {
     if (errors == nullptr) return ordered;
     errors->push_back(std::move(ordered));
   }
+  bool has_loops = false;
   for (const Node* node : order) {
+    has_loops |= node->IsNextIteration();
     if (errors != nullptr && !DataInputsRefined(*node)) continue;
     Status refined = RefineNode(*node);
     if (!refined.ok()) {
@@ -163,12 +171,98 @@ Status ShapeRefiner::Refine(const Graph& graph, std::vector<Status>* errors) {
     }
     ++num_refined_;
   }
+  if (has_loops) return RefineLoops(order, errors);
   return OkStatus();
+}
+
+namespace {
+
+// The most specific shape both `a` and `b` are instances of.
+PartialTensorShape Relax(const PartialTensorShape& a,
+                         const PartialTensorShape& b) {
+  if (a.unknown_rank() || b.unknown_rank() || a.dims() != b.dims()) {
+    return PartialTensorShape();
+  }
+  std::vector<int64_t> dims(a.dims());
+  for (int d = 0; d < a.dims(); ++d) {
+    dims[d] = a.dim_size(d) == b.dim_size(d) ? a.dim_size(d) : -1;
+  }
+  return PartialTensorShape(dims);
+}
+
+bool HasBackEdgeInput(const Node& node) {
+  for (const Edge* e : node.in_edges()) {
+    if (e->IsBackEdge()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Note [Loops]
+// The first pass meets a TF1 loop's Merge before the NextIteration that
+// feeds it back, and gives that input the entry's shape: as if every
+// iteration kept the shapes the loop starts with. Later passes re-refine
+// every node with the back edges' real shapes, and each such Merge's
+// output is relaxed with what it was (a dim that differs becomes unknown,
+// then the rank), until no Merge changes: loop variables whose shapes
+// change across iterations end with the shape every iteration has.
+// Relaxing only ever loses detail, so the passes end; past kMaxPasses the
+// Merges that still move are given an unknown shape.
+Status ShapeRefiner::RefineLoops(const std::vector<Node*>& order,
+                                 std::vector<Status>* errors) {
+  std::vector<const Node*> merges;
+  for (const Node* node : order) {
+    if (IsMergeOp(node->type_string()) && HasBackEdgeInput(*node) &&
+        has_node(node->id())) {
+      merges.push_back(node);
+    }
+  }
+  constexpr int kMaxPasses = 32;
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    absl::flat_hash_map<int, PartialTensorShape> before;
+    for (const Node* m : merges)
+      before[m->id()] = OutputPartialShape(m->id(), 0);
+    bool changed = false;
+    for (const Node* node : order) {
+      if (!has_node(node->id())) continue;  // left out in collecting mode
+      Status refined = RefineNode(*node);
+      if (!refined.ok()) {
+        if (errors == nullptr) return refined;
+        errors->push_back(std::move(refined));
+        return OkStatus();
+      }
+      auto it = before.find(node->id());
+      if (it == before.end()) continue;
+      PartialTensorShape now = OutputPartialShape(node->id(), 0);
+      // The last pass gives up on shapes that still move.
+      PartialTensorShape relaxed = pass + 1 == kMaxPasses
+                                       ? PartialTensorShape()
+                                       : Relax(it->second, now);
+      if (!relaxed.IsIdenticalTo(now)) {
+        outputs_[first_output_[node->id()]].shape = MakeShape(relaxed);
+      }
+      changed |= !relaxed.IsIdenticalTo(it->second);
+    }
+    if (!changed) break;
+  }
+  return OkStatus();
+}
+
+shape_inference::ShapeHandle ShapeRefiner::MakeShape(
+    const PartialTensorShape& shape) {
+  if (shape.unknown_rank()) return manager_.UnknownShape();
+  std::vector<shape_inference::DimensionHandle> dims;
+  for (int64_t d : shape.dim_sizes()) dims.push_back(manager_.MakeDim(d));
+  return manager_.MakeShape(dims);
 }
 
 bool ShapeRefiner::DataInputsRefined(const Node& node) const {
   for (const Edge* e : node.in_edges()) {
-    if (!e->IsControlEdge() && first_output_[e->src->id()] < 0) return false;
+    if (!e->IsControlEdge() && !e->IsBackEdge() &&
+        first_output_[e->src->id()] < 0) {
+      return false;
+    }
   }
   return true;
 }
@@ -203,9 +297,12 @@ Status ShapeRefiner::RefineNode(const Node& node) {
   const int num_inputs = node.num_inputs();
   inputs_scratch_.assign(num_inputs, {-1, 0});
   for (const Edge* e : node.in_edges()) {
-    if (!e->IsControlEdge()) {
-      inputs_scratch_[e->dst_input] = {e->src->id(), e->src_output};
-    }
+    if (e->IsControlEdge()) continue;
+    const bool unrefined_back_edge =
+        e->IsBackEdge() && first_output_[e->src->id()] < 0;
+    inputs_scratch_[e->dst_input] = {
+        unrefined_back_edge ? kBackEdgeNotRefined : e->src->id(),
+        e->src_output};
   }
   // Scratch kept across nodes: no allocation per node.
   std::vector<ShapeHandle>& input_shapes = scratch_shapes_;
@@ -214,8 +311,13 @@ Status ShapeRefiner::RefineNode(const Node& node) {
   input_shapes.assign(num_inputs, ShapeHandle());
   input_tensors.assign(num_inputs, nullptr);
   input_partials.assign(num_inputs, ShapeHandle());
+  int back_edges = 0;
   for (int i = 0; i < num_inputs; ++i) {
     const auto [src, port] = inputs_scratch_[i];
+    if (src == kBackEdgeNotRefined) {
+      ++back_edges;  // see Note [Loops]
+      continue;
+    }
     if (src < 0 || first_output_[src] < 0) {
       return errors::AttachNodeContext(
           errors::Internal("Input ", i, " of node '", def.name(),
@@ -228,6 +330,26 @@ Status ShapeRefiner::RefineNode(const Node& node) {
     // Shape functions read vectors as partial shapes; scalars they read
     // through input_tensor only.
     if (info.value < 0 && !info.scalar) input_partials[i] = info.partial;
+  }
+
+  if (back_edges > 0) {
+    // A loop's back edge, from a NextIteration not refined yet: a Merge
+    // first sees its entry's shape there (Note [Loops]); other nodes an
+    // unknown shape.
+    ShapeHandle entry = manager_.UnknownShape();
+    if (IsMergeOp(def.op())) {
+      for (int i = 0; i < num_inputs; ++i) {
+        if (inputs_scratch_[i].first >= 0) {
+          entry = input_shapes[i];
+          break;
+        }
+      }
+    }
+    for (int i = 0; i < num_inputs; ++i) {
+      if (inputs_scratch_[i].first == kBackEdgeNotRefined) {
+        input_shapes[i] = entry;
+      }
+    }
   }
 
   InferenceContext c(graph_def_version_, def, reg->op_def, input_shapes,
@@ -259,6 +381,9 @@ Status ShapeRefiner::RefineNode(const Node& node) {
 void ShapeRefiner::ComputeValues(const Node& node, const NodeDef& def,
                                  InferenceContext* c) {
   const std::string& op = def.op();
+  // Values do not flow through control flow: a Merge's value depends on
+  // which input is live, a loop's on its iteration.
+  if (IsControlFlowOp(op)) return;
   const DataTypeVector& output_types = node.output_types();
   const DataType out_type = output_types[0];
   OutputInfo* out = &outputs_[first_output_[node.id()]];
@@ -321,6 +446,7 @@ void ShapeRefiner::ComputeValues(const Node& node, const NodeDef& def,
   bool all_known = true;
   for (int i = 0; i < num_inputs; ++i) {
     const auto [src, port] = inputs_scratch_[i];
+    if (src < 0) return;  // an unrefined back edge
     all_known = all_known && outputs_[first_output_[src] + port].value >= 0;
   }
   if (!evaluator_) {

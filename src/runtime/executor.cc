@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -16,6 +17,7 @@
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/graph/control_flow.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/step_stats.pb.h"
@@ -58,7 +60,39 @@ struct NodeItem {
   int initial_pending = 0;
   bool expensive = false;
   DataType arg_type = DT_INVALID;
+  // Control flow (Note [Control flow]): unused when the graph has none.
+  int frame = 0;         // the node's static frame
+  int local_id = 0;      // index among its frame's items
+  int enter_frame = -1;  // the frame an Enter leads into
+  bool is_merge = false;
+  bool is_switch = false;
+  bool is_enter = false;
+  bool is_constant_enter = false;
+  bool is_exit = false;
+  bool is_next_iteration = false;
+  bool is_control_trigger = false;
+  std::string fetch_name;  // a _Retval's fetched tensor, for errors
 };
+
+// A static frame: what each of its dynamic instances starts from.
+struct FrameInfo {
+  FrameDesc desc;
+  std::vector<int> initial_pending;  // by local id
+  int num_slots = 0;
+  std::vector<int> exits;  // items of its Exit nodes
+};
+
+struct IterationState;
+
+// A node that is ready to run. `iter` is null when the graph has no
+// control flow (the step's own arrays hold its inputs); `dead` only
+// arises with control flow.
+struct TaggedNode {
+  int item;
+  bool dead;
+  IterationState* iter;
+};
+using ReadyList = absl::InlinedVector<TaggedNode, 8>;
 
 }  // namespace
 
@@ -77,6 +111,8 @@ struct Executor::Impl {
   std::vector<NodeItem> items;
   std::vector<OutEdge> out_edges;
   std::vector<int> roots;
+  bool has_control_flow = false;
+  std::vector<FrameInfo> frames;  // [0] is the root frame
   int num_slots = 0;
   int num_args = 0;
   int num_retvals = 0;
@@ -115,6 +151,66 @@ int64_t NowNanos() {
       .count();
 }
 
+// Note [Control flow]
+// With TF1 control flow a tensor may be dead: Switch produces only the
+// output its predicate picks, and the other is dead. A node with a dead
+// input (data or control) does not run and its outputs are dead, except a
+// Merge, which runs on its first live data input and is dead only when all
+// of them are; ControlTrigger's outputs are never dead. Loops are frames
+// (Note [Frames] in graph/control_flow.h): every instance of a frame has
+// its own iterations, each with its own pending counts and input slots, so
+// one node runs once per iteration. Enter starts the child frame's
+// instance (iteration 0; an is_constant Enter's value reaches every
+// iteration), NextIteration hands its value to the next iteration, making
+// it if needed (at most parallel_iterations are alive: the rest wait), and
+// Exit hands its value out to the parent. Iterations end in order, when
+// nothing of theirs is ready or running and no child frame of theirs is
+// alive; a frame ends when all Enters have arrived and its last iteration
+// has ended. An Exit that never received a live value then passes a dead
+// one out. Dead NextIterations stop the loop. All of this state is under
+// one lock per step (StepState::cf_mu); kernels run outside it. A dead
+// tensor, and an empty slot, is a tensor of DT_INVALID: no live tensor has
+// that type.
+
+Tensor DeadTensor() { return Tensor(DT_INVALID); }
+bool IsDead(const Tensor& t) { return t.dtype() == DT_INVALID; }
+
+struct FrameState;
+
+struct IterationState {
+  FrameState* frame = nullptr;
+  int64_t iter = 0;
+  std::vector<int> pending;     // by local id; see Activate for a Merge's
+  std::vector<int> dead_count;  // dead inputs so far, by local id
+  std::vector<Tensor> slots;    // input slots, by local slot
+  int outstanding_ops = 0;      // nodes ready or running
+  int outstanding_frames = 0;   // child frame instances alive
+  // Child frame instances this iteration started, by static frame.
+  absl::flat_hash_map<int, std::unique_ptr<FrameState>> children;
+};
+
+struct FrameState {
+  int frame_id = 0;
+  const FrameInfo* info = nullptr;
+  FrameState* parent = nullptr;
+  IterationState* parent_iter = nullptr;
+  int num_pending_inputs = 0;   // Enters still to arrive
+  int64_t iteration_count = 0;  // the newest iteration started
+  int num_outstanding_iterations = 0;
+  int64_t first_iter = 0;  // the oldest iteration alive
+  std::deque<std::unique_ptr<IterationState>> iterations;
+  std::vector<std::unique_ptr<IterationState>> spare;  // for reuse
+  // is_constant Enters' values (uninitialized when dead), by Enter item.
+  std::vector<std::pair<int, Tensor>> invariants;
+  // NextIteration values waiting for an iteration to end.
+  std::vector<std::pair<int, Tensor>> deferred;
+  absl::flat_hash_set<int> live_exits;  // Exit items that passed a value out
+
+  IterationState* Iteration(int64_t i) {
+    return iterations[static_cast<size_t>(i - first_iter)].get();
+  }
+};
+
 // Everything one step owns. Shared by the closures scheduled on the pool, so
 // it outlives Run() if a timeout returns before stragglers finish.
 struct StepState {
@@ -129,6 +225,9 @@ struct StepState {
   CancellationManager* cancellation = nullptr;
   OpKernelContext::Runner runner;
   absl::Notification done;
+  // Control flow only (Note [Control flow]).
+  absl::Mutex cf_mu;
+  std::unique_ptr<FrameState> root_frame;
 
   absl::Mutex mu;
   Status status ABSL_GUARDED_BY(mu);
@@ -193,14 +292,14 @@ void RecordStats(StepState* s, const NodeItem& item, int64_t start, int64_t end,
   *dev->add_node_stats() = std::move(ns);
 }
 
-void RunReady(std::shared_ptr<StepState> s, absl::InlinedVector<int, 8> ready);
+void RunReady(std::shared_ptr<StepState> s, ReadyList ready);
 
 // Hands out a node's results to its consumers and collects the nodes that
-// became ready. `output(port)` returns the node's Tensor& for that port;
-// the tensors are consumed.
+// became ready (graphs without control flow). `output(port)` returns the
+// node's Tensor& for that port; the tensors are consumed.
 template <typename OutputFn>
 void Propagate(StepState* s, const NodeItem& item, OutputFn output,
-               absl::InlinedVector<int, 8>* ready) {
+               ReadyList* ready) {
   const OutEdge* edges = s->impl->out_edges.data() + item.out_start;
   for (int i = 0; i < item.out_count; ++i) {
     const OutEdge& e = edges[i];
@@ -213,21 +312,233 @@ void Propagate(StepState* s, const NodeItem& item, OutputFn output,
       }
     }
     if (s->pending[e.dst_item].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ready->push_back(e.dst_item);
+      ready->push_back({e.dst_item, false, nullptr});
     }
   }
 }
 
-// Runs one node; returns false if the step failed at it. Fills `ready`
-// with the consumers that became ready.
-void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
+// ---- Control flow: all under s->cf_mu (Note [Control flow]).
+
+// Hands `item`'s outputs (or deadness) to its consumers in iteration
+// `into`. A Merge's pending count is (control inputs << 1) | 1: the low bit
+// goes with its first live data input, so it runs once, on that input.
+void Activate(StepState* s, const NodeItem& item, absl::Span<Tensor> outs,
+              bool dead, IterationState* into, ReadyList* ready) {
   const Executor::Impl* impl = s->impl;
-  const NodeItem& item = impl->items[id];
+  const OutEdge* edges = impl->out_edges.data() + item.out_start;
+  for (int i = 0; i < item.out_count; ++i) {
+    const OutEdge& e = edges[i];
+    const NodeItem& dst = impl->items[e.dst_item];
+    const int id = dst.local_id;
+    const bool control = e.dst_slot < 0;
+    const bool live = !dead && (control || !IsDead(outs[e.src_port]));
+    auto put = [&] {
+      Tensor& out = outs[e.src_port];
+      into->slots[e.dst_slot] = e.last_use_of_port ? std::move(out) : out;
+    };
+    bool now_ready = false;
+    bool dst_dead = false;
+    int& pending = into->pending[id];
+    int& dead_count = into->dead_count[id];
+    if (dst.is_merge) {
+      if (control) {
+        pending -= 2;
+        dst_dead = dead_count == dst.num_inputs;
+        now_ready = pending == 0 || (pending == 1 && dst_dead);
+      } else if (live) {
+        const int before = pending;
+        pending &= ~1;
+        if (before & 1) put();  // its first live input: the one it forwards
+        now_ready = before == 1;
+      } else {
+        ++dead_count;
+        dst_dead = dead_count == dst.num_inputs;
+        now_ready = pending == 1 && dst_dead;
+      }
+    } else {
+      if (!live) {
+        ++dead_count;
+      } else if (!control) {
+        put();
+      }
+      now_ready = --pending == 0;
+      dst_dead = dead_count > 0;
+    }
+    if (now_ready) {
+      ++into->outstanding_ops;
+      ready->push_back({e.dst_item, dst_dead, into});
+    }
+  }
+}
+
+IterationState* NewIteration(FrameState* frame, int64_t number) {
+  std::unique_ptr<IterationState> it;
+  if (!frame->spare.empty()) {
+    it = std::move(frame->spare.back());
+    frame->spare.pop_back();
+  } else {
+    it = std::make_unique<IterationState>();
+  }
+  // Slots of nodes that never became ready may still hold tensors.
+  it->slots.assign(frame->info->num_slots, DeadTensor());
+  it->frame = frame;
+  it->iter = number;
+  it->pending = frame->info->initial_pending;
+  it->dead_count.assign(frame->info->initial_pending.size(), 0);
+  it->outstanding_ops = 0;
+  it->outstanding_frames = 0;
+  frame->iterations.push_back(std::move(it));
+  ++frame->num_outstanding_iterations;
+  return frame->iterations.back().get();
+}
+
+// A constant Enter's value, into one iteration.
+void ActivateInvariant(StepState* s, int enter_item, const Tensor& value,
+                       IterationState* into, ReadyList* ready) {
+  Tensor copy = value;
+  Activate(s, s->impl->items[enter_item], absl::MakeSpan(&copy, 1),
+           IsDead(value), into, ready);
+}
+
+// The next iteration of `frame`, with the loop invariants in it.
+IterationState* StartIteration(StepState* s, FrameState* frame,
+                               ReadyList* ready) {
+  ++frame->iteration_count;
+  IterationState* it = NewIteration(frame, frame->iteration_count);
+  for (const auto& [enter, value] : frame->invariants) {
+    ActivateInvariant(s, enter, value, it, ready);
+  }
+  return it;
+}
+
+FrameState* FindOrStartChild(StepState* s, IterationState* iter, int frame_id) {
+  std::unique_ptr<FrameState>& child = iter->children[frame_id];
+  if (child == nullptr) {
+    child = std::make_unique<FrameState>();
+    child->frame_id = frame_id;
+    child->info = &s->impl->frames[frame_id];
+    child->parent = iter->frame;
+    child->parent_iter = iter;
+    child->num_pending_inputs = child->info->desc.num_enters;
+    NewIteration(child.get(), 0);
+    ++iter->outstanding_frames;
+  }
+  return child.get();
+}
+
+void CleanupIterations(StepState* s, FrameState* frame, int64_t from,
+                       ReadyList* ready);
+
+// `frame` is done: Exits that passed nothing out pass a dead tensor, and
+// the parent iteration may end in turn.
+void FinishFrame(StepState* s, FrameState* frame, ReadyList* ready) {
+  IterationState* parent_iter = frame->parent_iter;
+  for (int exit : frame->info->exits) {
+    if (frame->live_exits.contains(exit)) continue;
+    Activate(s, s->impl->items[exit], {}, /*dead=*/true, parent_iter, ready);
+  }
+  FrameState* parent = frame->parent;
+  --parent_iter->outstanding_frames;
+  parent_iter->children.erase(frame->frame_id);  // deletes `frame`
+  CleanupIterations(s, parent, parent_iter->iter, ready);
+}
+
+// Ends iterations of `frame` from `from` on while they are done, oldest
+// first; starts a deferred iteration when one ends; finishes the frame
+// when its last iteration has ended.
+void CleanupIterations(StepState* s, FrameState* frame, int64_t from,
+                       ReadyList* ready) {
+  if (frame->parent == nullptr) return;  // the root frame lives the step
+  for (int64_t i = from; i == frame->first_iter && i <= frame->iteration_count;
+       ++i) {
+    IterationState* it = frame->Iteration(i);
+    if (it->outstanding_ops != 0 || it->outstanding_frames != 0 ||
+        (i == 0 && frame->num_pending_inputs != 0)) {
+      break;
+    }
+    frame->spare.push_back(std::move(frame->iterations.front()));
+    frame->iterations.pop_front();
+    ++frame->first_iter;
+    --frame->num_outstanding_iterations;
+    if (!frame->deferred.empty()) {
+      IterationState* next = StartIteration(s, frame, ready);
+      for (auto& [item, value] : frame->deferred) {
+        Activate(s, s->impl->items[item], absl::MakeSpan(&value, 1), false,
+                 next, ready);
+      }
+      frame->deferred.clear();
+    }
+  }
+  if (frame->num_pending_inputs == 0 &&
+      frame->num_outstanding_iterations == 0) {
+    FinishFrame(s, frame, ready);
+  }
+}
+
+// What follows a node's run (or its skipping, when dead) with control
+// flow: its outputs go where its kind sends them, and its iteration (and
+// frame) may end.
+void PropagateControlFlow(StepState* s, const TaggedNode& t,
+                          absl::Span<Tensor> outs, bool dead,
+                          ReadyList* ready) {
+  const NodeItem& item = s->impl->items[t.item];
+  absl::MutexLock lock(&s->cf_mu);
+  IterationState* iter = t.iter;
+  FrameState* frame = iter->frame;
+  if (item.is_enter) {
+    FrameState* child = FindOrStartChild(s, iter, item.enter_frame);
+    if (item.is_constant_enter) {
+      Tensor value = dead ? DeadTensor() : std::move(outs[0]);
+      for (auto& it : child->iterations) {
+        ActivateInvariant(s, t.item, value, it.get(), ready);
+      }
+      child->invariants.emplace_back(t.item, std::move(value));
+    } else {
+      Activate(s, item, outs, dead, child->Iteration(0), ready);
+    }
+    --child->num_pending_inputs;
+    CleanupIterations(s, child, child->first_iter, ready);
+  } else if (item.is_exit) {
+    if (!dead) {
+      frame->live_exits.insert(t.item);
+      Activate(s, item, outs, false, frame->parent_iter, ready);
+    }
+  } else if (item.is_next_iteration) {
+    if (!dead) {  // a dead NextIteration ends its loop
+      if (iter->iter < frame->iteration_count) {
+        Activate(s, item, outs, false, frame->Iteration(iter->iter + 1), ready);
+      } else if (frame->num_outstanding_iterations >=
+                 frame->info->desc.parallel_iterations) {
+        frame->deferred.emplace_back(t.item, std::move(outs[0]));
+      } else {
+        Activate(s, item, outs, false, StartIteration(s, frame, ready), ready);
+      }
+    }
+  } else {
+    Activate(s, item, outs, dead, iter, ready);
+  }
+  --iter->outstanding_ops;
+  CleanupIterations(s, frame, iter->iter, ready);
+}
+
+// Runs one node and hands out its results. Fills `ready` with the nodes
+// that became ready.
+void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
+  const Executor::Impl* impl = s->impl;
+  const NodeItem& item = impl->items[t.item];
   if (s->aborted.load(std::memory_order_relaxed)) return;
   if (s->cancellation->IsCancelled()) {
     s->RecordError(errors::Cancelled("Step was cancelled"));
     return;
   }
+  const bool control_flow = t.iter != nullptr;
+  Tensor* inputs =
+      (control_flow ? t.iter->slots.data() : s->slots) + item.input_start;
+  // With control flow, outputs are collected and handed out under the
+  // step's lock; without, they go straight to the consumers.
+  absl::InlinedVector<Tensor, 4> outs;
+  if (control_flow) outs.assign(item.num_outputs, DeadTensor());
+  const Tensor empty_slot = control_flow ? DeadTensor() : Tensor();
   switch (item.kind) {
     case ItemKind::kArg: {
       const Tensor& fed = s->args.call_frame->args[item.index];
@@ -239,27 +550,50 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
       }
       // The call frame keeps its tensor; consumers get shares.
       Tensor share = fed;
+      if (control_flow) {
+        outs[0] = share;
+        PropagateControlFlow(s, t, absl::MakeSpan(outs), false, ready);
+        return;
+      }
       Propagate(
           s, item, [&](int) -> Tensor& { return share; }, ready);
       return;
     }
     case ItemKind::kRetval: {
-      Tensor value = std::move(s->slots[item.input_start]);
+      if (t.dead) {
+        s->RecordError(errors::InvalidArgument(
+            "Fetched tensor '", item.fetch_name,
+            "' is dead: it depends on a Switch output that was not taken"));
+        return;
+      }
+      Tensor value = std::move(inputs[0]);
+      inputs[0] = empty_slot;
       {
         absl::MutexLock lock(&s->mu);
         s->retvals[item.index] = std::move(value);
+      }
+      if (control_flow) {
+        PropagateControlFlow(s, t, absl::MakeSpan(outs), false, ready);
+        return;
       }
       Propagate(
           s, item, [&](int) -> Tensor& { return value; }, ready);
       return;
     }
     case ItemKind::kKernel: {
+      // ControlTrigger's outputs are never dead; other dead nodes do not run.
+      if (t.dead && !item.is_control_trigger) {
+        for (int i = 0; i < item.num_inputs; ++i) inputs[i] = empty_slot;
+        PropagateControlFlow(s, t, absl::MakeSpan(outs), true, ready);
+        return;
+      }
       // The kernel reads its inputs in their slots; each slot is this
       // node's alone, so a kernel may forward an input in place, and the
-      // slots are emptied when it is done (Note [Executor items]).
-      Tensor* inputs = s->slots + item.input_start;
+      // slots are emptied when it is done (Note [Executor items]). A
+      // Merge's dead inputs are absent.
       absl::InlinedVector<TensorValue, 4> values(item.num_inputs);
       for (int i = 0; i < item.num_inputs; ++i) {
+        if (item.is_merge && IsDead(inputs[i])) continue;
         values[i] = TensorValue(&inputs[i]);
       }
       OpKernelContext::Params params;
@@ -274,7 +608,7 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
       const bool collect = s->args.step_stats != nullptr;
       const int64_t start = collect ? NowNanos() : 0;
       item.device->Compute(item.kernel.get(), &ctx);
-      for (int i = 0; i < item.num_inputs; ++i) inputs[i] = Tensor();
+      for (int i = 0; i < item.num_inputs; ++i) inputs[i] = empty_slot;
       if (collect) RecordStats(s, item, start, NowNanos(), &ctx);
       if (!ctx.status().ok()) {
         s->RecordError(errors::AttachNodeContext(
@@ -282,12 +616,21 @@ void ProcessNode(StepState* s, int id, absl::InlinedVector<int, 8>* ready) {
         return;
       }
       for (int i = 0; i < item.num_outputs; ++i) {
-        if (!ctx.has_output(i)) {
+        // A Switch produces only the output its predicate picks: the
+        // other is dead.
+        if (!ctx.has_output(i) && !item.is_switch) {
           s->RecordError(errors::AttachNodeContext(
               errors::Internal("Kernel did not produce output ", i),
               item.node->name(), item.node->type_string()));
           return;
         }
+      }
+      if (control_flow) {
+        for (int i = 0; i < item.num_outputs; ++i) {
+          if (ctx.has_output(i)) outs[i] = std::move(*ctx.mutable_output(i));
+        }
+        PropagateControlFlow(s, t, absl::MakeSpan(outs), false, ready);
+        return;
       }
       // Straight from the context into the consumers' slots.
       Propagate(
@@ -309,30 +652,30 @@ void FinishNodes(StepState* s, int64_t count) {
 // Runs `ready` and everything that becomes ready after it: cheap nodes on
 // this thread, expensive ones handed to the inter-op pool (but one is kept
 // here when nothing cheap is left, to save a thread hop).
-void RunReady(std::shared_ptr<StepState> s, absl::InlinedVector<int, 8> ready) {
+void RunReady(std::shared_ptr<StepState> s, ReadyList ready) {
   const Executor::Impl* impl = s->impl;
   thread::ThreadPool* pool = impl->options.inter_op_pool;
-  std::deque<int> inline_queue;
-  auto dispatch = [&](absl::InlinedVector<int, 8>& nodes) {
-    int keep = -1;
-    for (int id : nodes) {
-      if (pool == nullptr || !impl->items[id].expensive) {
-        inline_queue.push_back(id);
-      } else if (keep < 0 && inline_queue.empty()) {
-        keep = id;
+  std::deque<TaggedNode> inline_queue;
+  auto dispatch = [&](ReadyList& nodes) {
+    const TaggedNode* keep = nullptr;
+    for (const TaggedNode& t : nodes) {
+      if (pool == nullptr || !impl->items[t.item].expensive) {
+        inline_queue.push_back(t);
+      } else if (keep == nullptr && inline_queue.empty()) {
+        keep = &t;
       } else {
-        pool->Schedule([s, id] { RunReady(s, {id}); });
+        pool->Schedule([s, t] { RunReady(s, {t}); });
       }
     }
-    if (keep >= 0) inline_queue.push_back(keep);
+    if (keep != nullptr) inline_queue.push_back(*keep);
   };
   dispatch(ready);
-  absl::InlinedVector<int, 8> newly_ready;
+  ReadyList newly_ready;
   while (!inline_queue.empty()) {
-    const int id = inline_queue.front();
+    const TaggedNode t = inline_queue.front();
     inline_queue.pop_front();
     newly_ready.clear();
-    ProcessNode(s.get(), id, &newly_ready);
+    ProcessNode(s.get(), t, &newly_ready);
     // Count the new nodes before finishing this one, so the total cannot
     // touch zero in between.
     if (!newly_ready.empty()) {
@@ -378,6 +721,19 @@ Status Executor::Create(const ExecutorOptions& options,
 
   std::vector<Node*> order;
   MF_RETURN_IF_ERROR(TopologicalOrder(*graph, &order));
+  for (const Node* n : order) {
+    impl.has_control_flow |= IsControlFlowOp(n->type_string());
+  }
+  ControlFlowInfo flow;
+  if (impl.has_control_flow) {
+    MF_RETURN_IF_ERROR(BuildControlFlowInfo(*graph, &flow));
+  } else {
+    flow.frames.resize(1);
+  }
+  impl.frames.resize(flow.frames.size());
+  for (size_t f = 0; f < flow.frames.size(); ++f) {
+    impl.frames[f].desc = flow.frames[f];
+  }
   std::vector<int> item_of(graph->num_node_ids(), -1);
   impl.items.resize(order.size());
   for (size_t i = 0; i < order.size(); ++i) {
@@ -387,8 +743,29 @@ Status Executor::Create(const ExecutorOptions& options,
     item.node = n;
     item.num_inputs = n->num_inputs();
     item.num_outputs = n->num_outputs();
-    item.input_start = impl.num_slots;
-    impl.num_slots += item.num_inputs;
+    // Slots and ids count within the node's frame: every iteration of a
+    // frame has its own (Note [Control flow]).
+    item.frame = impl.has_control_flow ? flow.frame_of_node[n->id()] : 0;
+    FrameInfo& frame = impl.frames[item.frame];
+    item.local_id = static_cast<int>(frame.initial_pending.size());
+    frame.initial_pending.push_back(0);  // set below
+    item.input_start = frame.num_slots;
+    frame.num_slots += item.num_inputs;
+    const std::string& op = n->type_string();
+    item.is_merge = IsMergeOp(op);
+    item.is_switch = IsSwitchOp(op);
+    item.is_enter = IsEnterOp(op);
+    item.is_exit = IsExitOp(op);
+    item.is_next_iteration = IsNextIterationOp(op);
+    item.is_control_trigger = IsControlTriggerOp(op);
+    if (item.is_enter) {
+      item.enter_frame = flow.output_frame_of_node[n->id()];
+      bool is_constant = false;
+      MF_RETURN_IF_ERROR(
+          GetNodeAttr(AttrSlice(n->def()), "is_constant", &is_constant));
+      item.is_constant_enter = is_constant;
+    }
+    if (item.is_exit) frame.exits.push_back(static_cast<int>(i));
     auto it = devices.find(n->assigned_device_name());
     if (it == devices.end()) {
       return errors::AttachNodeContext(
@@ -408,6 +785,11 @@ Status Executor::Create(const ExecutorOptions& options,
       } else {
         item.kind = ItemKind::kRetval;
         impl.num_retvals = std::max(impl.num_retvals, item.index + 1);
+        for (const Edge* e : n->in_edges()) {
+          if (!e->IsControlEdge()) {
+            item.fetch_name = absl::StrCat(e->src->name(), ":", e->src_output);
+          }
+        }
       }
       continue;
     }
@@ -437,7 +819,17 @@ Status Executor::Create(const ExecutorOptions& options,
     NodeItem& item = impl.items[i];
     const Node* n = item.node;
     item.initial_pending = static_cast<int>(n->in_edges().size());
-    if (item.initial_pending == 0) impl.roots.push_back(static_cast<int>(i));
+    if (item.is_merge) {
+      // (control inputs << 1) | 1: see Activate.
+      int controls = 0;
+      for (const Edge* e : n->in_edges()) controls += e->IsControlEdge();
+      item.initial_pending = (controls << 1) | 1;
+    }
+    impl.frames[item.frame].initial_pending[item.local_id] =
+        item.initial_pending;
+    if (item.initial_pending == 0 && item.frame == 0) {
+      impl.roots.push_back(static_cast<int>(i));
+    }
     item.out_start = static_cast<int>(impl.out_edges.size());
     std::vector<int> last_edge_of_port(item.num_outputs, -1);
     for (const Edge* e : n->out_edges()) {
@@ -458,6 +850,7 @@ Status Executor::Create(const ExecutorOptions& options,
     }
     item.out_count = static_cast<int>(impl.out_edges.size()) - item.out_start;
   }
+  impl.num_slots = impl.frames[0].num_slots;
   impl.graph = std::move(graph);
   *executor = std::move(exec);
   return OkStatus();
@@ -483,16 +876,29 @@ Status Executor::Run(const Args& args) const {
   s->cancellation = args.cancellation_manager != nullptr
                         ? args.cancellation_manager
                         : &s->local_cancellation;
-  s->buffers = impl.TakeBuffers();
-  s->pending = s->buffers.pending.get();
-  s->slots = s->buffers.slots.data();
-  for (size_t i = 0; i < impl.items.size(); ++i) {
-    s->pending[i].store(impl.items[i].initial_pending,
-                        std::memory_order_relaxed);
+  ReadyList roots;
+  if (impl.has_control_flow) {
+    // The root frame: one iteration, never ended before the step is.
+    s->root_frame = std::make_unique<FrameState>();
+    s->root_frame->info = &impl.frames[0];
+    IterationState* iter0 = NewIteration(s->root_frame.get(), 0);
+    iter0->outstanding_ops = static_cast<int>(impl.roots.size());
+    for (int root : impl.roots) roots.push_back({root, false, iter0});
+  } else {
+    s->buffers = impl.TakeBuffers();
+    s->pending = s->buffers.pending.get();
+    s->slots = s->buffers.slots.data();
+    for (size_t i = 0; i < impl.items.size(); ++i) {
+      s->pending[i].store(impl.items[i].initial_pending,
+                          std::memory_order_relaxed);
+    }
+    for (int root : impl.roots) roots.push_back({root, false, nullptr});
   }
   {
     absl::MutexLock lock(&s->mu);
-    s->retvals.resize(impl.num_retvals);
+    // With control flow, a fetch may never be reached: see the end of Run.
+    s->retvals.assign(impl.num_retvals,
+                      impl.has_control_flow ? DeadTensor() : Tensor());
   }
   thread::ThreadPool* pool = impl.options.inter_op_pool;
   if (pool != nullptr) {
@@ -505,7 +911,6 @@ Status Executor::Run(const Args& args) const {
   // A user cancellation reaches kernels through the step's manager; the
   // executor notices it before each node.
   s->outstanding.store(static_cast<int64_t>(impl.roots.size()));
-  absl::InlinedVector<int, 8> roots(impl.roots.begin(), impl.roots.end());
   if (args.timeout_ms <= 0) {
     // The caller runs the first nodes itself: no hand-off for small graphs.
     RunReady(s, std::move(roots));
@@ -536,6 +941,21 @@ Status Executor::Run(const Args& args) const {
     if (status.ok()) retvals = std::move(s->retvals);
   }
   if (!status.ok()) return status;
+  if (impl.has_control_flow) {
+    // A fetch whose node never became ready: a Merge that got no live
+    // input, or a loop that never passed that value out.
+    for (const NodeItem& item : impl.items) {
+      if (item.kind == ItemKind::kRetval && IsDead(retvals[item.index])) {
+        return errors::InvalidArgument(
+            "Fetched tensor '", item.fetch_name,
+            "' was never computed: control flow did not reach it");
+      }
+    }
+    // Iterations still alive hold only tensors of nodes that never became
+    // ready; they go with the step.
+    if (frame != nullptr) frame->retvals = std::move(retvals);
+    return OkStatus();
+  }
   // Every node has finished touching the step's arrays once `done` fired,
   // so they need no lock (and take none while holding the step's).
   impl.ReturnBuffers(std::move(s->buffers));

@@ -35,6 +35,9 @@ struct Edge {
   int dst_input = 0;
   int id = -1;
   bool IsControlEdge() const { return src_output == kControlSlot; }
+  // An edge out of a NextIteration: a TF1 loop's way back to its Merge.
+  // Topological orders and cycle checks leave these edges out.
+  inline bool IsBackEdge() const;
 };
 
 // A node: owned by its Graph, valid while the graph lives and the node is
@@ -85,6 +88,8 @@ class Node {
   bool IsOp(absl::string_view op) const { return def_->op() == op; }
   bool IsConstant() const { return IsOp("Const"); }
   bool IsPlaceholder() const { return IsOp("Placeholder"); }
+  // NextIteration or RefNextIteration (looked up once, at AddNode).
+  bool IsNextIteration() const { return is_next_iteration_; }
   // True for ops TF treats as stateful (never constant-folded or pruned away
   // silently).
   bool IsStateful() const;
@@ -96,6 +101,7 @@ class Node {
   int id_ = -1;
   std::shared_ptr<const NodeDef> def_;
   const OpDef* op_def_ = nullptr;
+  bool is_next_iteration_ = false;
   DataTypeVector input_types_;
   DataTypeVector output_types_;
   std::string assigned_device_;
@@ -103,6 +109,8 @@ class Node {
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
 };
+
+bool Edge::IsBackEdge() const { return src->IsNextIteration(); }
 
 // Owns nodes and edges. Node ids are dense indices into an array and are
 // stable; removed nodes leave a null slot. Not thread-safe to mutate.
@@ -124,6 +132,16 @@ class Graph {
   StatusOr<Node*> AddNode(NodeDef&& node_def, const OpDef* op_def,
                           DataTypeVector input_types,
                           DataTypeVector output_types);
+  // As above, for a NodeDef shared with its maker (from NewNodeDef, or one
+  // another graph holds); it must not change once added.
+  StatusOr<Node*> AddNode(std::shared_ptr<const NodeDef> node_def,
+                          const OpDef* op_def, DataTypeVector input_types,
+                          DataTypeVector output_types);
+  // An empty NodeDef to fill, then add with AddNode. Its memory lives in an
+  // arena that this graph and its clones share: copying a 100k-node
+  // GraphDef in makes no allocation per field, and the graph frees it all at
+  // once. A removed node's NodeDef stays there until the last clone dies.
+  std::shared_ptr<NodeDef> NewNodeDef();
   // Room for this many more nodes and edges, to import without regrowing.
   void Reserve(int num_nodes, int num_edges);
   // A copy of this graph: the same node ids (removed ids stay unused),
@@ -172,6 +190,7 @@ class Graph {
   int last_block_size_ = 0;
   int used_in_last_block_ = 0;
   std::deque<Edge> edge_pool_;
+  std::shared_ptr<google::protobuf::Arena> node_def_arena_;  // on first use
   std::vector<Node*> nodes_;  // by id; null once removed
   std::vector<Edge*> edges_;  // by id; null once removed
   // Keys view the names inside the nodes' NodeDefs, which never change.
@@ -181,8 +200,9 @@ class Graph {
 };
 
 // Nodes in an order where every node comes after all its inputs (data and
-// control), computed without recursion; the one topological sort every
-// stage uses. InvalidArgument naming a node on a cycle if there is one;
+// control) except back edges (Edge::IsBackEdge), computed without
+// recursion; the one topological sort every stage uses. InvalidArgument naming
+// a node on a cycle if there is one;
 // `*order` then still holds every node not on or downstream of a cycle.
 Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order);
 

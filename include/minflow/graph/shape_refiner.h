@@ -79,6 +79,9 @@ class ShapeRefiner {
   struct OutputInfo;
 
   Status Refine(const Graph& graph, std::vector<Status>* errors);
+  Status RefineLoops(const std::vector<Node*>& order,
+                     std::vector<Status>* errors);
+  shape_inference::ShapeHandle MakeShape(const PartialTensorShape& shape);
   bool DataInputsRefined(const Node& node) const;
   Status RefineNode(const Node& node);
   // Values of `node`'s integer outputs, from its inputs' values.

@@ -136,12 +136,18 @@ Status ConstantFoldingPass::Run(const GraphOptimizationContext& context,
       values.Set(c, std::move(outputs[i]));
       consts.push_back(c);
     }
-    // The constants wait for what the node waited for, and whatever waited
+    // The constants wait for what the node and its inputs waited for (a
+    // Const in a cond branch waits for the branch's Switch: dropping that
+    // edge would make it live in the branch not taken), and whatever waited
     // for the node waits for them.
-    for (const Edge* e : n->in_edges()) {
-      if (!e->IsControlEdge()) continue;
-      for (Node* c : consts) graph->AddControlEdge(e->src, c);
-    }
+    auto wait_for_controls_of = [&](const Node* waiter) {
+      for (const Edge* e : waiter->in_edges()) {
+        if (!e->IsControlEdge()) continue;
+        for (Node* c : consts) graph->AddControlEdge(e->src, c);
+      }
+    };
+    wait_for_controls_of(n);
+    for (const Node* src : sources) wait_for_controls_of(src);
     const std::vector<const Edge*> out = n->out_edges();
     for (const Edge* e : out) {
       Node* dst = e->dst;

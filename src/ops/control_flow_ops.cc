@@ -1,0 +1,143 @@
+// TensorFlow 1 control flow: Switch and Merge for conditionals; Enter, Exit,
+// NextIteration and LoopCond for loops; ControlTrigger. The executor gives
+// them their meaning (dead tensors, frames and iterations: see Note
+// [Control flow] in runtime/executor.cc); their kernels only forward
+// tensors. The Ref* twins take and give refs.
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+
+namespace minflow {
+namespace {
+
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+// Both outputs have the data's shape; the predicate is a scalar.
+Status SwitchShape(InferenceContext* c) {
+  ShapeHandle pred;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &pred));
+  c->set_output(0, c->input(0));
+  c->set_output(1, c->input(0));
+  return OkStatus();
+}
+
+// The most specific shape every input has: dims on which the inputs
+// disagree become unknown, and inputs of different (or unknown) rank give
+// an unknown shape. An input reached through a loop's back edge is unknown
+// when the refiner first meets the Merge, as in TensorFlow.
+Status MergeShape(InferenceContext* c) {
+  ShapeHandle out = c->input(0);
+  if (!c->RankKnown(out)) {
+    out = c->UnknownShape();
+  } else {
+    const int64_t rank = c->Rank(out);
+    for (int i = 1; i < c->num_inputs(); ++i) {
+      const ShapeHandle input = c->input(i);
+      if (!c->RankKnown(input) || c->Rank(input) != rank) {
+        out = c->UnknownShape();
+        break;
+      }
+      for (int64_t d = 0; d < rank; ++d) {
+        if (c->Value(c->Dim(input, d)) != c->Value(c->Dim(out, d))) {
+          MF_RETURN_IF_ERROR(c->ReplaceDim(out, d, c->UnknownDim(), &out));
+        }
+      }
+    }
+  }
+  c->set_output(0, out);
+  c->set_output(1, c->Scalar());
+  return OkStatus();
+}
+
+Status LoopCondShape(InferenceContext* c) {
+  ShapeHandle pred;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, &pred));
+  c->set_output(0, pred);
+  return OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("Switch")
+    .Input("data: T")
+    .Input("pred: bool")
+    .Output("output_false: T")
+    .Output("output_true: T")
+    .Attr("T: type")
+    .SetShapeFn(SwitchShape);
+
+REGISTER_OP("RefSwitch")
+    .Input("data: Ref(T)")
+    .Input("pred: bool")
+    .Output("output_false: Ref(T)")
+    .Output("output_true: Ref(T)")
+    .Attr("T: type")
+    .SetAllowsUninitializedInput()
+    .SetShapeFn(SwitchShape);
+
+REGISTER_OP("Merge")
+    .Input("inputs: N * T")
+    .Output("output: T")
+    .Output("value_index: int32")
+    .Attr("T: type")
+    .Attr("N: int >= 1")
+    .SetShapeFn(MergeShape);
+
+REGISTER_OP("RefMerge")
+    .Input("inputs: Ref(N * T)")
+    .Output("output: Ref(T)")
+    .Output("value_index: int32")
+    .Attr("T: type")
+    .Attr("N: int >= 1")
+    .SetShapeFn(MergeShape);
+
+REGISTER_OP("Enter")
+    .Input("data: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("frame_name: string")
+    .Attr("is_constant: bool = false")
+    .Attr("parallel_iterations: int = 10")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("RefEnter")
+    .Input("data: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .Attr("frame_name: string")
+    .Attr("is_constant: bool = false")
+    .Attr("parallel_iterations: int = 10")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("Exit")
+    .Input("data: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("RefExit")
+    .Input("data: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("NextIteration")
+    .Input("data: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("RefNextIteration")
+    .Input("data: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("LoopCond")
+    .Input("input: bool")
+    .Output("output: bool")
+    .SetShapeFn(LoopCondShape);
+
+REGISTER_OP("ControlTrigger").SetShapeFn(shape_inference::NoOutputs);
+
+}  // namespace minflow
