@@ -3,121 +3,26 @@
 // (Enter/Exit/NextIteration/LoopCond frames and iterations), nesting, and
 // the errors for graphs whose control flow is malformed. The graphs are
 // shaped the way tf.cond and tf.while_loop build them.
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "minflow/attr_value.pb.h"
 #include "minflow/config.pb.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
 #include "tests/testlib/status_matchers.h"
+#include "tests/testlib/tf1_graph_builder.h"
 
 namespace minflow {
 namespace {
 
 using ::minflow::testing::StatusIs;
+using GraphBuilder = ::minflow::testing::Tf1GraphBuilder;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-
-// Appends NodeDefs to a GraphDef, the way TF's Python builders shape them.
-class GraphBuilder {
- public:
-  std::string Add(const std::string& name, const std::string& op,
-                  std::vector<std::string> inputs, DataType t = DT_INT32,
-                  bool typed = true) {
-    NodeDef* n = graph_.add_node();
-    n->set_name(name);
-    n->set_op(op);
-    for (const std::string& in : inputs) n->add_input(in);
-    if (typed) AddNodeAttr("T", t, n);
-    return name;
-  }
-  std::string Const(const std::string& name, int32_t value,
-                    std::vector<std::string> controls = {}) {
-    NodeDef* n = graph_.add_node();
-    n->set_name(name);
-    n->set_op("Const");
-    for (const std::string& c : controls) n->add_input("^" + c);
-    AddNodeAttr("dtype", DT_INT32, n);
-    Tensor t(value);
-    AttrValue v;
-    t.AsProtoTensorContent(v.mutable_tensor());
-    AddNodeAttr("value", v, n);
-    return name;
-  }
-  std::string Placeholder(const std::string& name, DataType dtype) {
-    NodeDef* n = graph_.add_node();
-    n->set_name(name);
-    n->set_op("Placeholder");
-    AddNodeAttr("dtype", dtype, n);
-    return name;
-  }
-  std::string Merge(const std::string& name, std::vector<std::string> inputs) {
-    const int64_t n = static_cast<int64_t>(inputs.size());
-    Add(name, "Merge", std::move(inputs));
-    AddNodeAttr("N", n, graph_.mutable_node(graph_.node_size() - 1));
-    return name;
-  }
-  std::string Enter(const std::string& name, const std::string& input,
-                    const std::string& frame, bool is_constant = false,
-                    int parallel_iterations = 10) {
-    Add(name, "Enter", {input});
-    NodeDef* n = graph_.mutable_node(graph_.node_size() - 1);
-    AddNodeAttr("frame_name", frame, n);
-    AddNodeAttr("is_constant", is_constant, n);
-    AddNodeAttr("parallel_iterations", int64_t{parallel_iterations}, n);
-    return name;
-  }
-
-  // tf.while_loop: loop variables start at `inits` (tensors of the current
-  // frame); `cond` makes the predicate from the variables, `body` their
-  // next values. Both get the variables' tensor names in the frame and a
-  // node to hang Consts on (a Const inside a frame needs a control input
-  // from it). Returns the Exit nodes, one per variable.
-  using CondFn = std::function<std::string(const std::vector<std::string>& vars,
-                                           const std::string& pivot)>;
-  using BodyFn = std::function<std::vector<std::string>(
-      const std::vector<std::string>& vars, const std::string& pivot)>;
-  std::vector<std::string> While(const std::string& frame,
-                                 const std::vector<std::string>& inits,
-                                 const CondFn& cond, const BodyFn& body,
-                                 int parallel_iterations = 10) {
-    const std::string p = frame + "/";
-    std::vector<std::string> merges, idents, exits;
-    for (size_t k = 0; k < inits.size(); ++k) {
-      const std::string enter = Enter(absl::StrCat(p, "enter", k), inits[k],
-                                      frame, false, parallel_iterations);
-      merges.push_back(Merge(absl::StrCat(p, "merge", k),
-                             {enter, absl::StrCat(p, "next", k)}));
-    }
-    const std::string pred = cond(merges, merges[0]);
-    const std::string loop_cond =
-        Add(p + "loop_cond", "LoopCond", {pred}, DT_INT32, /*typed=*/false);
-    for (size_t k = 0; k < inits.size(); ++k) {
-      const std::string sw =
-          Add(absl::StrCat(p, "switch", k), "Switch", {merges[k], loop_cond});
-      exits.push_back(Add(absl::StrCat(p, "exit", k), "Exit", {sw + ":0"}));
-      idents.push_back(
-          Add(absl::StrCat(p, "ident", k), "Identity", {sw + ":1"}));
-    }
-    const std::vector<std::string> next = body(idents, idents[0]);
-    for (size_t k = 0; k < inits.size(); ++k) {
-      Add(absl::StrCat(p, "next", k), "NextIteration", {next[k]});
-    }
-    return exits;
-  }
-
-  const GraphDef& graph() const { return graph_; }
-
- private:
-  GraphDef graph_;
-};
 
 std::unique_ptr<Session> MakeSession(const GraphDef& graph, int inter_op = 2) {
   SessionOptions options;
@@ -265,6 +170,45 @@ TEST(ControlFlowTest, LongLoopRunsWithoutRecursionForAnyParallelism) {
         {{"start", Tensor(int32_t{0})}, {"limit", Tensor(int32_t{200000})}},
         {"count/exit0"}, {}, &out));
     EXPECT_EQ(Int(out[0]), 200000) << "parallel_iterations " << parallel;
+  }
+}
+
+// for i in range(16): last = matmul(a, a), with iterations that do not
+// depend on each other, so several may run at once.
+TEST(ControlFlowTest, IndependentIterationsGiveTheSameResultsInParallel) {
+  for (int parallel : {1, 2, 16}) {
+    GraphBuilder b;
+    Tensor a(DT_FLOAT, TensorShape({8, 8}));
+    a.flat<float>().setConstant(0.5f);
+    Tensor first(DT_FLOAT, TensorShape({8, 8}));
+    first.flat<float>().setZero();
+    b.Const("a", a);
+    b.Const("zero", 0);
+    b.Const("first", first);
+    b.While(
+        "loop", {"zero", "first"},
+        [&](const std::vector<std::string>& v, const std::string& pivot) {
+          b.Const("loop/sixteen", 16, {pivot});
+          return b.Add("loop/less", "Less", {v[0], "loop/sixteen"});
+        },
+        [&](const std::vector<std::string>& v, const std::string& pivot) {
+          b.Const("loop/one", 1, {pivot});
+          const std::string a_in =
+              b.Enter("loop/a", "a", "loop", true, parallel, DT_FLOAT);
+          // Like tf.while_loop, a body op whose inputs are all loop invariants
+          // waits on the pivot; else it would run once more after the last
+          // iteration and start another.
+          b.Add("loop/matmul", "MatMul", {a_in, a_in, "^" + pivot}, DT_FLOAT);
+          return std::vector<std::string>{
+              b.Add("loop/add", "AddV2", {v[0], "loop/one"}), "loop/matmul"};
+        },
+        parallel, {DT_INT32, DT_FLOAT});
+    auto session = MakeSession(b.graph());
+    ASSERT_NE(session, nullptr);
+    std::vector<Tensor> out;
+    MF_ASSERT_OK(session->Run({}, {"loop/exit0", "loop/exit1"}, {}, &out));
+    EXPECT_EQ(Int(out[0]), 16) << "parallel_iterations " << parallel;
+    EXPECT_EQ(out[1].flat<float>()(0), 2.0f) << "8 * 0.5 * 0.5";
   }
 }
 
