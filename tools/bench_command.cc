@@ -498,8 +498,9 @@ int BenchMain(const CommandContext& ctx) {
   result.num_nodes = graph_def.node_size();
 
   std::vector<std::pair<std::string, Tensor>> feeds;
-  s = MakeFeeds(graph_def, flags, &feeds);
-  if (!s.ok()) return fail(s, kExitFailure);
+  int feed_exit_code = kExitFailure;
+  s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
+  if (!s.ok()) return fail(s, feed_exit_code);
   std::vector<std::string> notes;
   s = AddRandomPlaceholderFeeds(graph_def, bench, &feeds, &notes);
   if (!s.ok()) return fail(s, kExitFailure);

@@ -227,11 +227,19 @@ Status FeedValue(const std::string& value, DataType fed_dtype, Tensor* out) {
 }  // namespace
 
 Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
-                 std::vector<std::pair<std::string, Tensor>>* feeds) {
+                 std::vector<std::pair<std::string, Tensor>>* feeds,
+                 int* exit_code) {
   for (const auto& [name, value] : flags.feeds) {
     Tensor t;
     Status s = FeedValue(value, FedDtype(graph_def, name), &t);
-    if (!s.ok()) return errors::Prefix(s, "--feed ", name, ": ");
+    if (!s.ok()) {
+      // A literal or random: spec that does not parse is InvalidArgument;
+      // running out of memory for a random tensor is a failure of the run.
+      *exit_code = !absl::StartsWith(value, "@") && absl::IsInvalidArgument(s)
+                       ? kExitUsage
+                       : kExitFailure;
+      return errors::Prefix(s, "--feed ", name, ": ");
+    }
     feeds->emplace_back(name, std::move(t));
   }
   return OkStatus();

@@ -60,9 +60,12 @@ Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out);
 
 // Turns --feed specs into tensors: an untyped literal takes the dtype of the
 // tensor it feeds; "@file.npy", "random:DTYPE:[dims]" and typed literals
-// say their own.
+// say their own. On failure `*exit_code` is kExitUsage when a value does not
+// parse (a literal or random: spec), kExitFailure when an @file cannot be
+// read or memory runs out.
 Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
-                 std::vector<std::pair<std::string, Tensor>>* feeds);
+                 std::vector<std::pair<std::string, Tensor>>* feeds,
+                 int* exit_code);
 
 // Outputs of the nodes nothing consumes: what a user most likely wants.
 std::vector<std::string> DefaultFetches(const GraphDef& graph_def);

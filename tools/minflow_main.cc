@@ -61,11 +61,19 @@ void PrintUsage(std::ostream& os) {
     os << "  " << std::left << std::setw(12) << command.name << command.summary
        << "\n";
   }
-  os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
-     << " runtime failure or invalid input, " << kExitUsage << " usage error, "
-     << kExitInvalidGraph
-     << " invalid graph (does not import, refine or place).\n"
-        "\nEvery command also takes:\n"
+  // README.md has the same table; cli_exit_codes_match_readme checks it.
+  os << "\nExit codes (every command):\n"
+     << "  " << kExitOk << "  success\n"
+     << "  " << kExitFailure
+     << "  a run failed, or a file could not be read or written\n"
+     << "  " << kExitUsage
+     << "  usage error: an unknown flag, a missing or malformed argument "
+        "(such\n"
+        "     as a --feed value that does not parse) or environment variable\n"
+     << "  " << kExitInvalidGraph
+     << "  invalid graph: it does not parse, import, refine or place; nothing\n"
+        "     ran\n"
+     << "\nEvery command also takes:\n"
      << kLoadFlagHelp;
 }
 

@@ -88,8 +88,9 @@ int RunMain(const CommandContext& ctx) {
   if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
 
   std::vector<std::pair<std::string, Tensor>> feeds;
-  s = MakeFeeds(graph_def, flags, &feeds);
-  if (!s.ok()) return fail(s, kExitFailure);
+  int feed_exit_code = kExitFailure;
+  s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
+  if (!s.ok()) return fail(s, feed_exit_code);
   if (flags.fetches.empty() && flags.targets.empty()) {
     flags.fetches = DefaultFetches(graph_def);
   }
