@@ -33,6 +33,7 @@
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/output_files.h"
 #include "tools/signature_flags.h"
 
 namespace minflow {
@@ -610,13 +611,8 @@ int BenchMain(const CommandContext& ctx) {
 
   PrintReport(result, *ctx.out);
   if (!bench.json.empty()) {
-    std::ofstream file(bench.json);
-    file << ToJson(result);
-    file.close();
-    if (!file) {
-      return fail(errors::PermissionDenied("Cannot write '", bench.json, "'"),
-                  kExitFailure);
-    }
+    s = WriteOutputFile(bench.json, ToJson(result));
+    if (!s.ok()) return fail(s, kExitFailure);
   }
   return kExitOk;
 }

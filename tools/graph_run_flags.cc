@@ -1,6 +1,5 @@
 #include "tools/graph_run_flags.h"
 
-#include <fstream>
 #include <random>
 
 #include "absl/container/flat_hash_set.h"
@@ -16,6 +15,7 @@
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/trace.h"
 #include "tools/command.h"
+#include "tools/output_files.h"
 
 namespace minflow {
 namespace tools {
@@ -293,11 +293,7 @@ int ExitCodeForLoadError(const Status& status) {
 }
 
 Status WriteTraceFile(const std::string& path, const StepStats& step_stats) {
-  std::ofstream file(path);
-  file << StepStatsToChromeTrace(step_stats);
-  file.close();
-  if (!file) return errors::PermissionDenied("Cannot write '", path, "'");
-  return OkStatus();
+  return WriteOutputFile(path, StepStatsToChromeTrace(step_stats));
 }
 
 }  // namespace tools

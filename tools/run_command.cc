@@ -13,6 +13,7 @@
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/output_files.h"
 
 namespace minflow {
 namespace tools {
@@ -29,7 +30,8 @@ Options:
   os << R"(  --repeat N              Run N times and report timings (default 1).
   --out-dir DIR           Save each fetch as DIR/<fetch>.npy, with characters
                           outside [A-Za-z0-9_.-] in the name turned into '_'
-                          (--fetch y:0 writes y_0.npy).
+                          (--fetch y:0 writes y_0.npy). DIR and its parents
+                          are created when missing.
 
 Examples:
   minflow run examples/graphs/digits_mlp.pbtxt \
@@ -83,6 +85,11 @@ int RunMain(const CommandContext& ctx) {
     *ctx.err << "minflow run: " << s.message() << "\n";
     return code;
   };
+  // Before the run, so that a directory that cannot be made costs no run.
+  if (!out_dir.empty()) {
+    Status created = CreateOutputDirectory(out_dir);
+    if (!created.ok()) return fail(created, kExitFailure);
+  }
   GraphDef graph_def;
   Status s = ReadGraphDefFile(flags.graph, &graph_def);
   if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
