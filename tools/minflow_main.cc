@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "minflow/core/memory_limit.h"
 #include "minflow/framework/op.h"
 #include "tools/command.h"
 #include "tools/load_flags.h"
@@ -74,7 +75,16 @@ void PrintUsage(std::ostream& os) {
      << "  invalid graph: it does not parse, import, refine or place; nothing\n"
         "     ran\n"
      << "\nEvery command also takes:\n"
-     << kLoadFlagHelp;
+     << kLoadFlagHelp
+     << "\nEnvironment:\n"
+        "  MINFLOW_CPU_MEMORY_LIMIT=SIZE  Cap the host allocator at SIZE "
+        "bytes, "
+        "or with\n"
+        "                                 KiB, MiB or GiB (65536, 512MiB); "
+        "unset, empty\n"
+        "                                 or 0: no limit. Allocations past it "
+        "fail with\n"
+        "                                 an out-of-memory error.\n";
 }
 
 const Command* FindCommand(const std::string& name) {
@@ -133,6 +143,11 @@ int Main(std::vector<std::string> args) {
   if (command == nullptr) {
     std::cerr << "minflow: unknown command '" << first << "'\n\n";
     PrintUsage(std::cerr);
+    return kExitUsage;
+  }
+  // A limit that does not parse would otherwise be no limit, in silence.
+  if (StatusOr<int64_t> limit = CpuMemoryLimitFromEnv(); !limit.ok()) {
+    std::cerr << "minflow: " << limit.status().message() << "\n";
     return kExitUsage;
   }
   CommandContext ctx{{args.begin() + 1, args.end()}, &std::cout, &std::cerr};
