@@ -523,6 +523,7 @@ int BenchMain(const CommandContext& ctx) {
   }
 
   const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+  WarnWhenNoGpuForDeviceGpu(flags, options, "minflow bench", *ctx.err);
   const auto create_start = Clock::now();
   auto session = Session::Create(graph_def, options);
   if (!session.ok()) return fail(session.status(), kExitInvalidGraph);

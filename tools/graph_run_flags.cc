@@ -9,10 +9,12 @@
 #include "absl/strings/str_split.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/npy.h"
+#include "minflow/framework/device.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/tensor_literal.h"
 #include "minflow/graph/subgraph.h"
+#include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/trace.h"
 #include "tools/command.h"
 #include "tools/output_files.h"
@@ -82,6 +84,8 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
         return errors::InvalidArgument("--device must be cpu or gpu, but got '",
                                        flags->device, "'");
       }
+    } else if (name == "--no-soft-placement") {
+      flags->soft_placement = false;
     } else if (name == "--trace") {
       MF_RETURN_IF_ERROR(value(&flags->trace));
     } else if (name == "--log-device-placement") {
@@ -96,6 +100,9 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
     }
   }
   if (flags->graph.empty()) return errors::InvalidArgument("GRAPH is missing");
+  if (!flags->soft_placement && flags->device != "gpu") {
+    return errors::InvalidArgument("--no-soft-placement needs --device gpu");
+  }
   return OkStatus();
 }
 
@@ -115,7 +122,10 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
   --inter-op N            Inter-op threads (0 = all cores; default 0).
   --device cpu|gpu        cpu: hide GPUs. gpu: place nodes without a device
                           request on GPU:0, falling back to the CPU for ops
-                          without a GPU kernel.
+                          without a GPU kernel, and for every op (with a
+                          warning) when there is no GPU.
+  --no-soft-placement     With --device gpu: fail ("Cannot assign a device")
+                          instead of falling back to the CPU.
   --trace FILE            Write a step's timeline as Chrome trace JSON (open
                           it in ui.perfetto.dev or chrome://tracing).
   --log-device-placement  Print each node's device to stderr.
@@ -273,12 +283,27 @@ SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
   if (flags.device == "cpu") {
     (*options.config.mutable_device_count())["GPU"] = 0;
   } else if (flags.device == "gpu") {
-    options.config.set_allow_soft_placement(true);
+    options.config.set_allow_soft_placement(flags.soft_placement);
     for (NodeDef& n : *graph_def->mutable_node()) {
       if (n.device().empty()) n.set_device("/device:GPU:0");
     }
   }
   return options;
+}
+
+void WarnWhenNoGpuForDeviceGpu(const GraphRunFlags& flags,
+                               const SessionOptions& options,
+                               const std::string& command, std::ostream& err) {
+  if (flags.device != "gpu" || !options.config.allow_soft_placement()) return;
+  // The session makes its own devices; these are made only to be counted.
+  std::vector<std::unique_ptr<Device>> devices;
+  if (!CreateDevices(options, &devices).ok()) return;
+  for (const auto& device : devices) {
+    if (device->device_type() == DEVICE_GPU) return;
+  }
+  err << command
+      << ": warning: --device gpu, but this process has no GPU device; every "
+         "node runs on the CPU (--no-soft-placement makes this an error)\n";
 }
 
 int ExitCodeForLoadError(const Status& status) {

@@ -28,7 +28,9 @@ struct GraphRunFlags {
   int threads = 0;     // intra-op; 0 = all cores
   int inter_op = 0;    // 0 = all cores
   std::string device;  // "", "cpu" or "gpu"
-  std::string trace;   // Chrome trace JSON path, or empty
+  // With --device gpu: nodes that cannot run on the GPU fall back to the CPU.
+  bool soft_placement = true;
+  std::string trace;  // Chrome trace JSON path, or empty
   bool log_placement = false;
 };
 
@@ -72,9 +74,16 @@ std::vector<std::string> DefaultFetches(const GraphDef& graph_def);
 
 // SessionOptions for the flags. --device gpu asks for GPU:0 on every node
 // without a request (soft placement keeps ops without a GPU kernel on the
-// CPU), which is why the GraphDef may change.
+// CPU, unless --no-soft-placement), which is why the GraphDef may change.
 SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
                                   GraphDef* graph_def);
+
+// With --device gpu and soft placement, says once on `err` (as `command`)
+// when this process has no GPU, so every node will run on the CPU. Without
+// soft placement there is nothing to say: placement fails with its own error.
+void WarnWhenNoGpuForDeviceGpu(const GraphRunFlags& flags,
+                               const SessionOptions& options,
+                               const std::string& command, std::ostream& err);
 
 // kExitFailure when the graph file cannot be read at all, kExitInvalidGraph
 // when it was read but does not parse, import, refine or place.

@@ -103,6 +103,7 @@ int RunMain(const CommandContext& ctx) {
   }
 
   const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+  WarnWhenNoGpuForDeviceGpu(flags, options, "minflow run", *ctx.err);
   auto session = Session::Create(graph_def, options);
   if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
 
