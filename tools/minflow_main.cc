@@ -31,6 +31,10 @@ int DotMain(const CommandContext& ctx);
 void DotHelp(std::ostream& os);
 int OptimizeMain(const CommandContext& ctx);
 void OptimizeHelp(std::ostream& os);
+int SummaryMain(const CommandContext& ctx);
+void SummaryHelp(std::ostream& os);
+int ConvertMain(const CommandContext& ctx);
+void ConvertHelp(std::ostream& os);
 
 namespace {
 
@@ -51,6 +55,11 @@ constexpr Command kCommands[] = {
      DotHelp},
     {"optimize", "write a graph as the executor runs it: rewritten, optimised",
      OptimizeMain, OptimizeHelp},
+    {"summary",
+     "inputs, outputs, op counts, parameters; what this binary lacks",
+     SummaryMain, SummaryHelp},
+    {"convert", "convert a GraphDef between binary (.pb) and text (.pbtxt)",
+     ConvertMain, ConvertHelp},
 };
 
 void PrintUsage(std::ostream& os) {
