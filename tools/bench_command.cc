@@ -58,7 +58,7 @@ that much higher for every minflow command.
 
 Placeholders without --feed get random data of their declared dtype and
 shape; unknown dimensions become 1 (and are reported) unless --shape sets
-them.
+them. The data comes from --seed (reported), so runs repeat.
 
 Options (as for minflow run):
 )";
@@ -139,10 +139,10 @@ Status ParseShapeFlag(const std::string& value, BenchFlags* flags) {
   return OkStatus();
 }
 
-// Random feeds for the Placeholders --feed does not cover. `notes` says
-// what was made up, for the report.
+// Random feeds (from `seed`) for the Placeholders --feed does not cover.
+// `notes` says what was made up, for the report.
 Status AddRandomPlaceholderFeeds(
-    const GraphDef& graph_def, const BenchFlags& bench,
+    const GraphDef& graph_def, const BenchFlags& bench, uint64_t seed,
     std::vector<std::pair<std::string, Tensor>>* feeds,
     std::vector<std::string>* notes) {
   absl::flat_hash_set<std::string> fed;
@@ -189,8 +189,9 @@ Status AddRandomPlaceholderFeeds(
     TensorShape shape;
     MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(dims, &shape));
     Tensor t;
-    MF_RETURN_IF_ERROR(errors::Prefix(RandomTensor(dtype, shape, &t),
-                                      "Placeholder ", n.name(), ": "));
+    MF_RETURN_IF_ERROR(
+        errors::Prefix(RandomTensor(dtype, shape, seed, n.name(), &t),
+                       "Placeholder ", n.name(), ": "));
     notes->push_back(absl::StrCat(n.name(), ": random ", DataTypeString(dtype),
                                   " ", shape.DebugString(), note));
     feeds->emplace_back(n.name(), std::move(t));
@@ -503,7 +504,7 @@ int BenchMain(const CommandContext& ctx) {
   s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
   if (!s.ok()) return fail(s, feed_exit_code);
   std::vector<std::string> notes;
-  s = AddRandomPlaceholderFeeds(graph_def, bench, &feeds, &notes);
+  s = AddRandomPlaceholderFeeds(graph_def, bench, flags.seed, &feeds, &notes);
   if (!s.ok()) return fail(s, kExitFailure);
   if (flags.fetches.empty() && flags.targets.empty()) {
     flags.fetches = DefaultFetches(graph_def);
@@ -521,6 +522,12 @@ int BenchMain(const CommandContext& ctx) {
     *ctx.out << "feed " << name << ": " << DataTypeString(tensor.dtype()) << " "
              << tensor.shape().DebugString() << "\n";
   }
+  const bool random_feeds =
+      !notes.empty() ||
+      std::any_of(flags.feeds.begin(), flags.feeds.end(), [](const auto& f) {
+        return absl::StartsWith(f.second, "random:");
+      });
+  if (random_feeds) *ctx.out << "random data: seed " << flags.seed << "\n";
 
   const SessionOptions options = MakeSessionOptions(flags, &graph_def);
   WarnWhenNoGpuForDeviceGpu(flags, options, "minflow bench", *ctx.err);

@@ -84,6 +84,13 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
         return errors::InvalidArgument("--device must be cpu or gpu, but got '",
                                        flags->device, "'");
       }
+    } else if (name == "--seed") {
+      MF_RETURN_IF_ERROR(value(&v));
+      if (absl::StartsWith(v, "-") || absl::StartsWith(v, "+") ||
+          !absl::SimpleAtoi(v, &flags->seed)) {
+        return errors::InvalidArgument(
+            "--seed must be an integer >= 0, but got '", v, "'");
+      }
     } else if (name == "--no-soft-placement") {
       flags->soft_placement = false;
     } else if (name == "--trace") {
@@ -115,6 +122,11 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
                                         reals float32)
                             a file:     @input.npy
                             random:     random:float32:[8,784]
+                                        (uniform [0,1) reals, integers
+                                        0..9 or bools; see --seed)
+  --seed N                Seed of the random data (random: feeds, bench's
+                          generated inputs): the same N gives the same data
+                          on every run of this binary (default 1234).
   --fetch NAME[:K]        Tensor to fetch (repeatable). Default: every output
                           of every node that nothing else consumes.
   --target NODE           Node to run for its effect only (repeatable).
@@ -133,10 +145,19 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
 )";
 }
 
-Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out) {
+Status RandomTensor(DataType dtype, const TensorShape& shape, uint64_t seed,
+                    absl::string_view stream, Tensor* out) {
   MF_ASSIGN_OR_RETURN(Tensor t,
                       Tensor::Allocate(cpu_allocator(), dtype, shape));
-  std::mt19937 rng(1234);
+  // FNV-1a of the stream's name: fixed by the name alone, unlike std::hash.
+  uint64_t stream_hash = 14695981039346656037ull;
+  for (unsigned char c : stream)
+    stream_hash = (stream_hash ^ c) * 1099511628211ull;
+  std::seed_seq seeds{static_cast<uint32_t>(seed),
+                      static_cast<uint32_t>(seed >> 32),
+                      static_cast<uint32_t>(stream_hash),
+                      static_cast<uint32_t>(stream_hash >> 32)};
+  std::mt19937 rng(seeds);
   std::uniform_real_distribution<float> real(0.0f, 1.0f);
   std::uniform_int_distribution<int> small(0, 9);
   const int64_t n = t.NumElements();
@@ -183,8 +204,9 @@ Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out) {
 
 namespace {
 
-// "random:float32:[8,784]" (without the "random:").
-Status RandomTensorFromSpec(absl::string_view spec, Tensor* out) {
+// "random:float32:[8,784]" (without the "random:"), for the feed `name`.
+Status RandomTensorFromSpec(absl::string_view spec, uint64_t seed,
+                            absl::string_view name, Tensor* out) {
   std::vector<std::string> parts =
       absl::StrSplit(spec, absl::MaxSplits(':', 1));
   DataType dtype;
@@ -204,7 +226,7 @@ Status RandomTensorFromSpec(absl::string_view spec, Tensor* out) {
   MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(
       absl::MakeConstSpan(dims.flat<int64_t>().data(), dims.NumElements()),
       &shape));
-  return RandomTensor(dtype, shape, out);
+  return RandomTensor(dtype, shape, seed, name, out);
 }
 
 // The dtype of the tensor a feed replaces, or DT_INVALID when the graph
@@ -225,10 +247,11 @@ DataType FedDtype(const GraphDef& def, const std::string& feed) {
   return DT_INVALID;
 }
 
-Status FeedValue(const std::string& value, DataType fed_dtype, Tensor* out) {
+Status FeedValue(const std::string& name, const std::string& value,
+                 DataType fed_dtype, uint64_t seed, Tensor* out) {
   if (absl::StartsWith(value, "@")) return ReadNpyFile(value.substr(1), out);
   if (absl::StartsWith(value, "random:")) {
-    return RandomTensorFromSpec(value.substr(7), out);
+    return RandomTensorFromSpec(value.substr(7), seed, name, out);
   }
   if (fed_dtype == DT_INVALID) return ParseTensorLiteral(value, out);
   return ParseTensorLiteral(value, fed_dtype, out);
@@ -241,7 +264,8 @@ Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
                  int* exit_code) {
   for (const auto& [name, value] : flags.feeds) {
     Tensor t;
-    Status s = FeedValue(value, FedDtype(graph_def, name), &t);
+    Status s =
+        FeedValue(name, value, FedDtype(graph_def, name), flags.seed, &t);
     if (!s.ok()) {
       // A literal or random: spec that does not parse is InvalidArgument;
       // running out of memory for a random tensor is a failure of the run.

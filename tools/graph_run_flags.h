@@ -20,6 +20,9 @@
 namespace minflow {
 namespace tools {
 
+// The seed of random data when --seed is not given: the same data every run.
+inline constexpr uint64_t kDefaultRandomSeed = 1234;
+
 struct GraphRunFlags {
   std::string graph;
   std::vector<std::pair<std::string, std::string>> feeds;  // name, value
@@ -32,6 +35,8 @@ struct GraphRunFlags {
   bool soft_placement = true;
   std::string trace;  // Chrome trace JSON path, or empty
   bool log_placement = false;
+  // Seeds the random: feeds (and bench's generated inputs).
+  uint64_t seed = kDefaultRandomSeed;
 };
 
 // Hands a subcommand the flags ParseGraphRunFlags does not know. `value`
@@ -56,9 +61,11 @@ Status ParsePositiveDoubleFlag(const std::string& flag,
 // The `--flags` paragraph both subcommands' help texts print.
 void PrintGraphRunFlagsHelp(std::ostream& os);
 
-// Uniform [0,1) reals, small integers or random bools, from a fixed seed so
-// runs repeat.
-Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out);
+// Uniform [0,1) reals, small integers (0..9) or random bools. The data
+// depends only on `seed` and `stream` (a feed's name, so that two feeds of
+// one shape differ), so runs of the same binary repeat.
+Status RandomTensor(DataType dtype, const TensorShape& shape, uint64_t seed,
+                    absl::string_view stream, Tensor* out);
 
 // Turns --feed specs into tensors: an untyped literal takes the dtype of the
 // tensor it feeds; "@file.npy", "random:DTYPE:[dims]" and typed literals
