@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -23,6 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/allocator.h"
 #include "minflow/graph.pb.h"
@@ -68,6 +71,11 @@ Options (as for minflow run):
                           (repeatable; "NAME=" for a scalar).
   --warmup N              Untimed runs after the first (default 1).
   --runs N                Timed runs (default: as many as --min-time allows).
+  --concurrency N         Callers running the one session at once, each
+                          taking runs until --runs or --min-time is used up
+                          (as ONNX Runtime's perf_test -c). Latency is per
+                          run; runs/s is runs over the wall time (with one
+                          caller, over the runs' summed time). Default 1.
   --min-time S            Run for at least S seconds (default 1; ignored with
                           --runs).
   --op-profile            Also profile as many traced runs (at most 100) and
@@ -76,7 +84,7 @@ Options (as for minflow run):
                           ten slowest nodes. Latency figures come from the
                           untraced runs.
   --json FILE             Write the figures as JSON: init_ms, first_run_ms,
-                          runs, latency_us {min, median, mean, p90, p99, max},
+                          runs, concurrency, latency_us {min, median, mean, p90, p99, max},
                           runs_per_s, peak_bytes, peak_rss_bytes,
                           start_rss_bytes, passes
                           [{name, phase, ran, nodes_before, nodes_after,
@@ -112,6 +120,7 @@ struct BenchFlags {
   int warmup = 1;
   int runs = 0;  // 0: use min_time
   double min_time_s = 1.0;
+  int concurrency = 1;  // callers running the session at once
   bool op_profile = false;
   std::string json;
 };
@@ -324,6 +333,7 @@ struct BenchResult {
   double parse_ms = 0, create_ms = 0, prepare_ms = 0, init_ms = 0;
   double first_run_ms = 0;
   int runs = 0;
+  int concurrency = 1;
   double total_s = 0;
   LatencySummary latency;
   double runs_per_s = 0;
@@ -347,7 +357,7 @@ std::string ToJson(const BenchResult& r) {
      << ", \"import_refine\": " << r.create_ms
      << ", \"prune_place_kernels\": " << r.prepare_ms << "}"
      << ",\n  \"first_run_ms\": " << r.first_run_ms
-     << ",\n  \"runs\": " << r.runs
+     << ",\n  \"runs\": " << r.runs << ",\n  \"concurrency\": " << r.concurrency
      << ",\n  \"latency_us\": {\"min\": " << l.min
      << ", \"median\": " << l.median << ", \"mean\": " << l.mean
      << ", \"p90\": " << l.p90 << ", \"p99\": " << l.p99
@@ -396,8 +406,14 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
       r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
   PrintPassRecords(r.passes, os);
   os << absl::StrFormat("first run: %.3f ms\n", r.first_run_ms);
-  os << absl::StrFormat("runs: %d in %.3f s (%.1f runs/s)\n", r.runs, r.total_s,
-                        r.runs_per_s);
+  if (r.concurrency == 1) {
+    os << absl::StrFormat("runs: %d in %.3f s (%.1f runs/s)\n", r.runs,
+                          r.total_s, r.runs_per_s);
+  } else {
+    os << absl::StrFormat(
+        "runs: %d in %.3f s by %d concurrent callers (%.1f runs/s)\n", r.runs,
+        r.total_s, r.concurrency, r.runs_per_s);
+  }
   os << absl::StrFormat(
       "latency (us): min %.1f  median %.1f  mean %.1f  p90 %.1f  p99 %.1f  "
       "max %.1f\n",
@@ -448,6 +464,60 @@ class Progress {
   Clock::time_point last_{};
 };
 
+// The timed runs: `bench.concurrency` callers share one session and one
+// callable, as ONNX Runtime's perf_test -c does, each taking runs until
+// --runs have been taken or --min-time has passed. `latencies_us` gets every
+// run's latency, `wall_s` the time from the first start to the last end.
+// The first failure stops every caller and is returned.
+Status TimedRuns(Session* session, Session::CallableHandle handle,
+                 const std::vector<Tensor>& feeds, const BenchFlags& bench,
+                 Progress* progress, std::vector<double>* latencies_us,
+                 double* wall_s) {
+  std::atomic<int> taken{0};  // runs handed out
+  std::atomic<int> done{0};   // runs finished
+  std::atomic<bool> stop{false};
+  absl::Mutex mu;
+  Status first_error;
+  const auto start = Clock::now();
+  // Caller 0 also draws the progress line (Progress is not thread-safe).
+  auto caller = [&](int index, std::vector<double>* mine) {
+    std::vector<Tensor> outputs;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const double elapsed_s = MillisSince(start) / 1000;
+      if (bench.runs > 0) {
+        if (taken.fetch_add(1) >= bench.runs) break;
+      } else if (done.load() > 0 && elapsed_s >= bench.min_time_s) {
+        break;
+      }
+      if (index == 0) {
+        progress->Update(done.load(), bench.runs, elapsed_s, bench.min_time_s);
+      }
+      const auto run_start = Clock::now();
+      Status s = session->RunCallable(handle, feeds, &outputs, nullptr);
+      if (!s.ok()) {
+        absl::MutexLock lock(&mu);
+        if (first_error.ok()) first_error = s;
+        stop = true;
+        break;
+      }
+      mine->push_back(MillisSince(run_start) * 1000);
+      done.fetch_add(1);
+    }
+  };
+  std::vector<std::vector<double>> per_caller(bench.concurrency);
+  std::vector<std::thread> others;
+  for (int i = 1; i < bench.concurrency; ++i) {
+    others.emplace_back(caller, i, &per_caller[i]);
+  }
+  caller(0, &per_caller[0]);
+  for (std::thread& t : others) t.join();
+  *wall_s = MillisSince(start) / 1000;
+  for (const std::vector<double>& mine : per_caller) {
+    latencies_us->insert(latencies_us->end(), mine.begin(), mine.end());
+  }
+  return first_error;
+}
+
 }  // namespace
 
 int BenchMain(const CommandContext& ctx) {
@@ -470,6 +540,10 @@ int BenchMain(const CommandContext& ctx) {
           MF_RETURN_IF_ERROR(value(&v));
           MF_RETURN_IF_ERROR(
               ParsePositiveDoubleFlag("--min-time", v, &bench.min_time_s));
+        } else if (name == "--concurrency") {
+          MF_RETURN_IF_ERROR(value(&v));
+          MF_RETURN_IF_ERROR(
+              ParseIntFlag("--concurrency", v, 1, &bench.concurrency));
         } else if (name == "--op-profile") {
           bench.op_profile = true;
         } else if (name == "--json") {
@@ -566,30 +640,22 @@ int BenchMain(const CommandContext& ctx) {
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
-  const auto timed_start = Clock::now();
-  while (true) {
-    const double elapsed_s = MillisSince(timed_start) / 1000;
-    const int done = static_cast<int>(latencies_us.size());
-    if (bench.runs > 0 ? done >= bench.runs
-                       : (done > 0 && elapsed_s >= bench.min_time_s)) {
-      result.total_s = elapsed_s;
-      break;
-    }
-    progress.Update(done, bench.runs, elapsed_s, bench.min_time_s);
-    const auto start = Clock::now();
-    s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
-    if (!s.ok()) {
-      progress.Done();
-      return fail(s, kExitFailure);
-    }
-    latencies_us.push_back(MillisSince(start) * 1000);
-  }
+  s = TimedRuns(session->get(), timed, feed_tensors, bench, &progress,
+                &latencies_us, &result.total_s);
   progress.Done();
+  if (!s.ok()) return fail(s, kExitFailure);
+  result.concurrency = bench.concurrency;
   result.runs = static_cast<int>(latencies_us.size());
   result.latency = Summarize(latencies_us);
-  double sum_us = 0;
-  for (double us : latencies_us) sum_us += us;
-  result.runs_per_s = sum_us > 0 ? result.runs / (sum_us / 1e6) : 0;
+  if (bench.concurrency == 1) {
+    // One caller: the runs' own time, without the loop's.
+    double sum_us = 0;
+    for (double us : latencies_us) sum_us += us;
+    result.runs_per_s = sum_us > 0 ? result.runs / (sum_us / 1e6) : 0;
+  } else {
+    // Callers overlap, so throughput is runs over the wall time.
+    result.runs_per_s = result.total_s > 0 ? result.runs / result.total_s : 0;
+  }
 
   if (bench.op_profile || !flags.trace.empty()) {
     callable.mutable_run_options()->set_trace_level(RunOptions::FULL_TRACE);
