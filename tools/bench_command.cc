@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -36,6 +35,7 @@
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/latency.h"
 #include "tools/output_files.h"
 #include "tools/signature_flags.h"
 
@@ -216,30 +216,6 @@ Status AddRandomPlaceholderFeeds(
   return OkStatus();
 }
 
-struct LatencySummary {
-  double min = 0, median = 0, mean = 0, p90 = 0, p99 = 0, max = 0;
-};
-
-// Nearest-rank percentiles.
-LatencySummary Summarize(std::vector<double> us) {
-  LatencySummary s;
-  if (us.empty()) return s;
-  std::sort(us.begin(), us.end());
-  auto rank = [&](double p) {
-    const size_t k = static_cast<size_t>(std::ceil(p * us.size()));
-    return us[std::min(us.size() - 1, k == 0 ? 0 : k - 1)];
-  };
-  s.min = us.front();
-  s.max = us.back();
-  s.median = rank(0.5);
-  s.p90 = rank(0.9);
-  s.p99 = rank(0.99);
-  double sum = 0;
-  for (double v : us) sum += v;
-  s.mean = sum / us.size();
-  return s;
-}
-
 struct OpRow {
   std::string op;
   int64_t count = 0;    // nodes of this op type in a step
@@ -414,10 +390,7 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
         "runs: %d in %.3f s by %d concurrent callers (%.1f runs/s)\n", r.runs,
         r.total_s, r.concurrency, r.runs_per_s);
   }
-  os << absl::StrFormat(
-      "latency (us): min %.1f  median %.1f  mean %.1f  p90 %.1f  p99 %.1f  "
-      "max %.1f\n",
-      l.min, l.median, l.mean, l.p90, l.p99, l.max);
+  os << FormatLatency(l);
   os << "memory: allocator peak " << Mib(r.peak_bytes) << ", process peak RSS "
      << Mib(r.peak_rss_bytes) << " (" << Mib(r.start_rss_bytes)
      << " of it before the graph was read)\n";
