@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 
 namespace minflow {
 
