@@ -6,9 +6,10 @@ set(MINFLOW_SELECTED_OPS "" CACHE FILEPATH
     "Also build libminflow_selected with only the ops in this file (one per line, as `minflow ops required --list` prints)")
 set(MINFLOW_SANITIZE "" CACHE STRING
     "Sanitizers for every target: '', 'address,undefined' or 'thread'")
-# Eigen's speed depends on the ISA five-fold (see DESIGN.md): target the
-# building machine by default; use a portable level such as x86-64-v3 for
-# binaries carried to another machine, or 'none' for the compiler's default.
+# Eigen's speed depends on the ISA five-fold (README.md, MINFLOW_CPU_ARCH):
+# target the building machine by default; use a portable level such as
+# x86-64-v3 for binaries carried to another machine, or 'none' for the
+# compiler's default.
 set(MINFLOW_CPU_ARCH "native" CACHE STRING
     "-march= value for host code: native, x86-64-v3, x86-64-v4, none")
 

@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <map>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -23,6 +24,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/allocator.h"
 #include "minflow/graph.pb.h"
@@ -33,6 +35,8 @@
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/latency.h"
+#include "tools/output_files.h"
 #include "tools/signature_flags.h"
 
 namespace minflow {
@@ -44,13 +48,20 @@ void BenchHelp(std::ostream& os) {
 Measures a GraphDef: init time (parse; import and shape refinement; pruning,
 optimisation passes, placement and kernel creation), what each graph
 optimisation pass did (nodes before and after, time), the first run,
-steady-state latency (min,
-median, mean, p90, p99, max) and runs per second, and peak memory (the host
-allocator's peak bytes and the process's peak RSS).
+steady-state latency (min, median, mean, p90, p99, max) and runs per second,
+and peak memory: the host allocator's peak bytes, and the process's peak
+resident set (RSS) from its start until the report, with how much of it was
+resident before the graph was read (the shared libraries and their static
+initialisers, the same for every graph).
+
+/usr/bin/time reads the peak RSS after the process has ended, so it also
+counts the pages the libraries touch while it ends: in a CUDA build, cuBLAS
+touches about 60 MiB more of its code then, and /usr/bin/time's figure is
+that much higher for every minflow command.
 
 Placeholders without --feed get random data of their declared dtype and
 shape; unknown dimensions become 1 (and are reported) unless --shape sets
-them.
+them. The data comes from --seed (reported), so runs repeat.
 
 Options (as for minflow run):
 )";
@@ -60,6 +71,11 @@ Options (as for minflow run):
                           (repeatable; "NAME=" for a scalar).
   --warmup N              Untimed runs after the first (default 1).
   --runs N                Timed runs (default: as many as --min-time allows).
+  --concurrency N         Callers running the one session at once, each
+                          taking runs until --runs or --min-time is used up
+                          (as ONNX Runtime's perf_test -c). Latency is per
+                          run; runs/s is runs over the wall time (with one
+                          caller, over the runs' summed time). Default 1.
   --min-time S            Run for at least S seconds (default 1; ignored with
                           --runs).
   --op-profile            Also profile as many traced runs (at most 100) and
@@ -68,8 +84,9 @@ Options (as for minflow run):
                           ten slowest nodes. Latency figures come from the
                           untraced runs.
   --json FILE             Write the figures as JSON: init_ms, first_run_ms,
-                          runs, latency_us {min, median, mean, p90, p99, max},
-                          runs_per_s, peak_bytes, peak_rss_bytes, passes
+                          runs, concurrency, latency_us {min, median, mean, p90, p99, max},
+                          runs_per_s, peak_bytes, peak_rss_bytes,
+                          start_rss_bytes, passes
                           [{name, phase, ran, nodes_before, nodes_after,
                           duration_us}], and with
                           --op-profile ops [{op, count, total_us, avg_us,
@@ -103,6 +120,7 @@ struct BenchFlags {
   int warmup = 1;
   int runs = 0;  // 0: use min_time
   double min_time_s = 1.0;
+  int concurrency = 1;  // callers running the session at once
   bool op_profile = false;
   std::string json;
 };
@@ -130,10 +148,10 @@ Status ParseShapeFlag(const std::string& value, BenchFlags* flags) {
   return OkStatus();
 }
 
-// Random feeds for the Placeholders --feed does not cover. `notes` says
-// what was made up, for the report.
+// Random feeds (from `seed`) for the Placeholders --feed does not cover.
+// `notes` says what was made up, for the report.
 Status AddRandomPlaceholderFeeds(
-    const GraphDef& graph_def, const BenchFlags& bench,
+    const GraphDef& graph_def, const BenchFlags& bench, uint64_t seed,
     std::vector<std::pair<std::string, Tensor>>* feeds,
     std::vector<std::string>* notes) {
   absl::flat_hash_set<std::string> fed;
@@ -180,8 +198,9 @@ Status AddRandomPlaceholderFeeds(
     TensorShape shape;
     MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(dims, &shape));
     Tensor t;
-    MF_RETURN_IF_ERROR(errors::Prefix(RandomTensor(dtype, shape, &t),
-                                      "Placeholder ", n.name(), ": "));
+    MF_RETURN_IF_ERROR(
+        errors::Prefix(RandomTensor(dtype, shape, seed, n.name(), &t),
+                       "Placeholder ", n.name(), ": "));
     notes->push_back(absl::StrCat(n.name(), ": random ", DataTypeString(dtype),
                                   " ", shape.DebugString(), note));
     feeds->emplace_back(n.name(), std::move(t));
@@ -195,30 +214,6 @@ Status AddRandomPlaceholderFeeds(
     }
   }
   return OkStatus();
-}
-
-struct LatencySummary {
-  double min = 0, median = 0, mean = 0, p90 = 0, p99 = 0, max = 0;
-};
-
-// Nearest-rank percentiles.
-LatencySummary Summarize(std::vector<double> us) {
-  LatencySummary s;
-  if (us.empty()) return s;
-  std::sort(us.begin(), us.end());
-  auto rank = [&](double p) {
-    const size_t k = static_cast<size_t>(std::ceil(p * us.size()));
-    return us[std::min(us.size() - 1, k == 0 ? 0 : k - 1)];
-  };
-  s.min = us.front();
-  s.max = us.back();
-  s.median = rank(0.5);
-  s.p90 = rank(0.9);
-  s.p99 = rank(0.99);
-  double sum = 0;
-  for (double v : us) sum += v;
-  s.mean = sum / us.size();
-  return s;
 }
 
 struct OpRow {
@@ -288,10 +283,20 @@ OpProfile BuildOpProfile(const std::vector<StepStats>& steps) {
   return profile;
 }
 
+// The process's peak resident set so far (the kernel's high-water mark).
 int64_t PeakRssBytes() {
   struct rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+// The process's resident set now (/proc/self/statm counts pages); 0 where
+// it cannot be read.
+int64_t CurrentRssBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t size_pages = 0, resident_pages = 0;
+  if (!(statm >> size_pages >> resident_pages)) return 0;
+  return resident_pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
 }
 
 std::string Mib(int64_t bytes) {
@@ -304,11 +309,13 @@ struct BenchResult {
   double parse_ms = 0, create_ms = 0, prepare_ms = 0, init_ms = 0;
   double first_run_ms = 0;
   int runs = 0;
+  int concurrency = 1;
   double total_s = 0;
   LatencySummary latency;
   double runs_per_s = 0;
   int64_t peak_bytes = 0;
   int64_t peak_rss_bytes = 0;
+  int64_t start_rss_bytes = 0;  // before the graph was read
   bool profiled = false;
   int profiled_runs = 0;
   OpProfile profile;
@@ -326,14 +333,15 @@ std::string ToJson(const BenchResult& r) {
      << ", \"import_refine\": " << r.create_ms
      << ", \"prune_place_kernels\": " << r.prepare_ms << "}"
      << ",\n  \"first_run_ms\": " << r.first_run_ms
-     << ",\n  \"runs\": " << r.runs
+     << ",\n  \"runs\": " << r.runs << ",\n  \"concurrency\": " << r.concurrency
      << ",\n  \"latency_us\": {\"min\": " << l.min
      << ", \"median\": " << l.median << ", \"mean\": " << l.mean
      << ", \"p90\": " << l.p90 << ", \"p99\": " << l.p99
      << ", \"max\": " << l.max << "}"
      << ",\n  \"runs_per_s\": " << r.runs_per_s
      << ",\n  \"peak_bytes\": " << r.peak_bytes
-     << ",\n  \"peak_rss_bytes\": " << r.peak_rss_bytes;
+     << ",\n  \"peak_rss_bytes\": " << r.peak_rss_bytes
+     << ",\n  \"start_rss_bytes\": " << r.start_rss_bytes;
   os << ",\n  \"passes\": [";
   for (size_t i = 0; i < r.passes.size(); ++i) {
     const GraphPassRecord& p = r.passes[i];
@@ -374,14 +382,18 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
       r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
   PrintPassRecords(r.passes, os);
   os << absl::StrFormat("first run: %.3f ms\n", r.first_run_ms);
-  os << absl::StrFormat("runs: %d in %.3f s (%.1f runs/s)\n", r.runs, r.total_s,
-                        r.runs_per_s);
-  os << absl::StrFormat(
-      "latency (us): min %.1f  median %.1f  mean %.1f  p90 %.1f  p99 %.1f  "
-      "max %.1f\n",
-      l.min, l.median, l.mean, l.p90, l.p99, l.max);
+  if (r.concurrency == 1) {
+    os << absl::StrFormat("runs: %d in %.3f s (%.1f runs/s)\n", r.runs,
+                          r.total_s, r.runs_per_s);
+  } else {
+    os << absl::StrFormat(
+        "runs: %d in %.3f s by %d concurrent callers (%.1f runs/s)\n", r.runs,
+        r.total_s, r.concurrency, r.runs_per_s);
+  }
+  os << FormatLatency(l);
   os << "memory: allocator peak " << Mib(r.peak_bytes) << ", process peak RSS "
-     << Mib(r.peak_rss_bytes) << "\n";
+     << Mib(r.peak_rss_bytes) << " (" << Mib(r.start_rss_bytes)
+     << " of it before the graph was read)\n";
   if (!r.profiled) return;
   os << "\nop profile (" << r.profiled_runs
      << " traced runs; time per step, share of the summed node time):\n";
@@ -425,6 +437,60 @@ class Progress {
   Clock::time_point last_{};
 };
 
+// The timed runs: `bench.concurrency` callers share one session and one
+// callable, as ONNX Runtime's perf_test -c does, each taking runs until
+// --runs have been taken or --min-time has passed. `latencies_us` gets every
+// run's latency, `wall_s` the time from the first start to the last end.
+// The first failure stops every caller and is returned.
+Status TimedRuns(Session* session, Session::CallableHandle handle,
+                 const std::vector<Tensor>& feeds, const BenchFlags& bench,
+                 Progress* progress, std::vector<double>* latencies_us,
+                 double* wall_s) {
+  std::atomic<int> taken{0};  // runs handed out
+  std::atomic<int> done{0};   // runs finished
+  std::atomic<bool> stop{false};
+  absl::Mutex mu;
+  Status first_error;
+  const auto start = Clock::now();
+  // Caller 0 also draws the progress line (Progress is not thread-safe).
+  auto caller = [&](int index, std::vector<double>* mine) {
+    std::vector<Tensor> outputs;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const double elapsed_s = MillisSince(start) / 1000;
+      if (bench.runs > 0) {
+        if (taken.fetch_add(1) >= bench.runs) break;
+      } else if (done.load() > 0 && elapsed_s >= bench.min_time_s) {
+        break;
+      }
+      if (index == 0) {
+        progress->Update(done.load(), bench.runs, elapsed_s, bench.min_time_s);
+      }
+      const auto run_start = Clock::now();
+      Status s = session->RunCallable(handle, feeds, &outputs, nullptr);
+      if (!s.ok()) {
+        absl::MutexLock lock(&mu);
+        if (first_error.ok()) first_error = s;
+        stop = true;
+        break;
+      }
+      mine->push_back(MillisSince(run_start) * 1000);
+      done.fetch_add(1);
+    }
+  };
+  std::vector<std::vector<double>> per_caller(bench.concurrency);
+  std::vector<std::thread> others;
+  for (int i = 1; i < bench.concurrency; ++i) {
+    others.emplace_back(caller, i, &per_caller[i]);
+  }
+  caller(0, &per_caller[0]);
+  for (std::thread& t : others) t.join();
+  *wall_s = MillisSince(start) / 1000;
+  for (const std::vector<double>& mine : per_caller) {
+    latencies_us->insert(latencies_us->end(), mine.begin(), mine.end());
+  }
+  return first_error;
+}
+
 }  // namespace
 
 int BenchMain(const CommandContext& ctx) {
@@ -447,6 +513,10 @@ int BenchMain(const CommandContext& ctx) {
           MF_RETURN_IF_ERROR(value(&v));
           MF_RETURN_IF_ERROR(
               ParsePositiveDoubleFlag("--min-time", v, &bench.min_time_s));
+        } else if (name == "--concurrency") {
+          MF_RETURN_IF_ERROR(value(&v));
+          MF_RETURN_IF_ERROR(
+              ParseIntFlag("--concurrency", v, 1, &bench.concurrency));
         } else if (name == "--op-profile") {
           bench.op_profile = true;
         } else if (name == "--json") {
@@ -468,6 +538,7 @@ int BenchMain(const CommandContext& ctx) {
 
   BenchResult result;
   result.graph = flags.graph;
+  result.start_rss_bytes = CurrentRssBytes();
   const auto parse_start = Clock::now();
   GraphDef graph_def;
   Status s = ReadGraphDefFile(flags.graph, &graph_def);
@@ -476,10 +547,11 @@ int BenchMain(const CommandContext& ctx) {
   result.num_nodes = graph_def.node_size();
 
   std::vector<std::pair<std::string, Tensor>> feeds;
-  s = MakeFeeds(graph_def, flags, &feeds);
-  if (!s.ok()) return fail(s, kExitFailure);
+  int feed_exit_code = kExitFailure;
+  s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
+  if (!s.ok()) return fail(s, feed_exit_code);
   std::vector<std::string> notes;
-  s = AddRandomPlaceholderFeeds(graph_def, bench, &feeds, &notes);
+  s = AddRandomPlaceholderFeeds(graph_def, bench, flags.seed, &feeds, &notes);
   if (!s.ok()) return fail(s, kExitFailure);
   if (flags.fetches.empty() && flags.targets.empty()) {
     flags.fetches = DefaultFetches(graph_def);
@@ -497,8 +569,15 @@ int BenchMain(const CommandContext& ctx) {
     *ctx.out << "feed " << name << ": " << DataTypeString(tensor.dtype()) << " "
              << tensor.shape().DebugString() << "\n";
   }
+  const bool random_feeds =
+      !notes.empty() ||
+      std::any_of(flags.feeds.begin(), flags.feeds.end(), [](const auto& f) {
+        return absl::StartsWith(f.second, "random:");
+      });
+  if (random_feeds) *ctx.out << "random data: seed " << flags.seed << "\n";
 
   const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+  WarnWhenNoGpuForDeviceGpu(flags, options, "minflow bench", *ctx.err);
   const auto create_start = Clock::now();
   auto session = Session::Create(graph_def, options);
   if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
@@ -534,30 +613,22 @@ int BenchMain(const CommandContext& ctx) {
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
-  const auto timed_start = Clock::now();
-  while (true) {
-    const double elapsed_s = MillisSince(timed_start) / 1000;
-    const int done = static_cast<int>(latencies_us.size());
-    if (bench.runs > 0 ? done >= bench.runs
-                       : (done > 0 && elapsed_s >= bench.min_time_s)) {
-      result.total_s = elapsed_s;
-      break;
-    }
-    progress.Update(done, bench.runs, elapsed_s, bench.min_time_s);
-    const auto start = Clock::now();
-    s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
-    if (!s.ok()) {
-      progress.Done();
-      return fail(s, kExitFailure);
-    }
-    latencies_us.push_back(MillisSince(start) * 1000);
-  }
+  s = TimedRuns(session->get(), timed, feed_tensors, bench, &progress,
+                &latencies_us, &result.total_s);
   progress.Done();
+  if (!s.ok()) return fail(s, kExitFailure);
+  result.concurrency = bench.concurrency;
   result.runs = static_cast<int>(latencies_us.size());
   result.latency = Summarize(latencies_us);
-  double sum_us = 0;
-  for (double us : latencies_us) sum_us += us;
-  result.runs_per_s = sum_us > 0 ? result.runs / (sum_us / 1e6) : 0;
+  if (bench.concurrency == 1) {
+    // One caller: the runs' own time, without the loop's.
+    double sum_us = 0;
+    for (double us : latencies_us) sum_us += us;
+    result.runs_per_s = sum_us > 0 ? result.runs / (sum_us / 1e6) : 0;
+  } else {
+    // Callers overlap, so throughput is runs over the wall time.
+    result.runs_per_s = result.total_s > 0 ? result.runs / result.total_s : 0;
+  }
 
   if (bench.op_profile || !flags.trace.empty()) {
     callable.mutable_run_options()->set_trace_level(RunOptions::FULL_TRACE);
@@ -587,13 +658,8 @@ int BenchMain(const CommandContext& ctx) {
 
   PrintReport(result, *ctx.out);
   if (!bench.json.empty()) {
-    std::ofstream file(bench.json);
-    file << ToJson(result);
-    file.close();
-    if (!file) {
-      return fail(errors::PermissionDenied("Cannot write '", bench.json, "'"),
-                  kExitFailure);
-    }
+    s = WriteOutputFile(bench.json, ToJson(result));
+    if (!s.ok()) return fail(s, kExitFailure);
   }
   return kExitOk;
 }

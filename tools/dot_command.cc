@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "minflow/config.pb.h"
@@ -17,6 +18,7 @@
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/graph_pipeline.h"
+#include "minflow/graph/tensor_id.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/session.h"
 #include "tools/command.h"
@@ -57,10 +59,16 @@ Examples:
   minflow dot model.pb --devices --shapes > model.dot
   minflow dot model.pb --optimized --feed x --fetch probs --shapes
 
-Exit codes: 0 success; 1 the file cannot be read or devices cannot be
-created; 2 usage error; 3 the graph does not parse, import, refine, place
-(with --devices) or prepare (with --optimized); 'minflow validate GRAPH'
-lists every error.
+A graph that does not import (an op this process does not know, an input
+naming no node, a dtype error) is drawn as written when neither --shapes,
+--devices nor --optimized is given: its errors go to stderr, and the nodes
+they name are red and marked 'op not registered' or 'invalid', with the
+error as their tooltip; an input naming no node is a dashed box.
+
+Exit codes: 0 success (also for a graph drawn as written); 1 the file cannot
+be read or devices cannot be created; 2 usage error; 3 the graph does not
+parse, or (with --shapes, --devices or --optimized) does not import, refine,
+place or prepare; 'minflow validate GRAPH' lists every error.
 )";
 }
 
@@ -213,6 +221,90 @@ void WriteDot(const Graph& graph, const std::string& title,
   os << "}\n";
 }
 
+// Note [Drawing a graph that does not import]
+// A graph with an op this process does not know (a custom op without its
+// --load, a newer TensorFlow op), a dangling input or a dtype error cannot
+// be imported, yet its structure is what a user wants to see to find the
+// problem. Without --shapes, --devices or --optimized, nothing needs the
+// imported graph, so dot draws the GraphDef as written: every NodeDef, every
+// input as an edge. The importer's errors, collected as `minflow validate`
+// collects them, go to stderr, and the nodes they name are marked: red with
+// "(op not registered)" for an unknown op, red with "(invalid)" otherwise,
+// each with the error as its tooltip. An input naming no node is drawn as a
+// dashed "(no such node)" box.
+
+constexpr char kErrorColor[] = "#f4cccc";
+constexpr char kErrorLineColor[] = "#cc0000";
+
+// The node an error names in TensorFlow's "[[{{node NAME}} ...]]" context,
+// or "" (a cycle, for example, names several in its own words).
+std::string NodeNamedByError(absl::string_view message) {
+  constexpr absl::string_view kMark = "{{node ";
+  const size_t start = message.find(kMark);
+  if (start == absl::string_view::npos) return "";
+  const size_t name_start = start + kMark.size();
+  const size_t end = message.find("}}", name_start);
+  if (end == absl::string_view::npos) return "";
+  return std::string(message.substr(name_start, end - name_start));
+}
+
+// See Note [Drawing a graph that does not import].
+void WriteDotAsWritten(const GraphDef& graph_def, const std::string& title,
+                       const std::vector<Status>& errors, std::ostream& os) {
+  absl::flat_hash_map<std::string, std::string> error_of_node;
+  for (const Status& error : errors) {
+    const std::string node = NodeNamedByError(error.message());
+    if (!node.empty())
+      error_of_node.emplace(node, std::string(error.message()));
+  }
+  os << "digraph " << Quote(title) << " {\n"
+     << "  node [shape=box, style=\"rounded,filled\", fontname=Helvetica, "
+        "fontsize=11];\n"
+     << "  edge [fontname=Helvetica, fontsize=9];\n";
+  absl::flat_hash_set<std::string> names;
+  for (const NodeDef& n : graph_def.node()) names.insert(n.name());
+  for (const NodeDef& n : graph_def.node()) {
+    std::string label = absl::StrCat(n.name(), "\n", n.op());
+    const auto error = error_of_node.find(n.name());
+    if (OpRegistry::Global()->LookUp(n.op()) == nullptr) {
+      absl::StrAppend(&label, "\n(op not registered)");
+    } else if (error != error_of_node.end()) {
+      absl::StrAppend(&label, "\n(invalid)");
+    }
+    os << "  " << Quote(n.name()) << " [label=" << Quote(label);
+    if (error != error_of_node.end()) {
+      os << ", fillcolor=" << Quote(kErrorColor)
+         << ", color=" << Quote(kErrorLineColor)
+         << ", tooltip=" << Quote(error->second);
+    } else {
+      os << ", fillcolor=" << Quote(kPlainColor);
+    }
+    os << "];\n";
+  }
+  absl::flat_hash_set<std::string> missing;
+  for (const NodeDef& n : graph_def.node()) {
+    for (const std::string& input : n.input()) {
+      TensorIdView id;
+      if (!ParseNodeInput(input, &id).ok()) continue;
+      const std::string source(id.node);
+      if (!names.contains(source) && missing.insert(source).second) {
+        os << "  " << Quote(source)
+           << " [label=" << Quote(absl::StrCat(source, "\n(no such node)"))
+           << ", style=\"rounded,dashed\", color=" << Quote(kErrorLineColor)
+           << "];\n";
+      }
+      os << "  " << Quote(source) << " -> " << Quote(n.name());
+      if (id.IsControl()) {
+        os << " [style=dashed]";
+      } else if (id.port != 0) {
+        os << " [label=" << Quote(absl::StrCat(":", id.port)) << "]";
+      }
+      os << ";\n";
+    }
+  }
+  os << "}\n";
+}
+
 // The title: the file name without folders and extension.
 std::string GraphTitle(const std::string& path) {
   std::string name = path.substr(path.find_last_of('/') + 1);
@@ -258,8 +350,30 @@ int DotMain(const CommandContext& ctx) {
     // A graph whose shapes do not refine can still be drawn, without them.
     GraphPipelineOptions options;
     options.tolerate_shape_errors = !flags.shapes && !flags.devices;
-    s = GraphPipeline::Prepare(std::move(graph_def), options, &pipeline);
-    if (!s.ok()) return invalid(s);
+    s = GraphPipeline::Prepare(graph_def, options, &pipeline);
+    if (!s.ok() && (flags.shapes || flags.devices)) {
+      *ctx.err << "minflow dot: " << s.message() << "\n(minflow validate "
+               << flags.graph << " lists every error; without --shapes and "
+               << "--devices, minflow dot draws the graph as written)\n";
+      return kExitInvalidGraph;
+    }
+    if (!s.ok()) {
+      // See Note [Drawing a graph that does not import].
+      std::vector<Status> errors;
+      GraphPipelineOptions collecting;
+      collecting.errors = &errors;
+      collecting.tolerate_shape_errors = true;
+      GraphPipeline::Prepare(graph_def, collecting, &pipeline).IgnoreError();
+      if (errors.empty()) errors.push_back(s);
+      for (const Status& error : errors) {
+        *ctx.err << flags.graph << ": error: " << error.message() << "\n";
+      }
+      *ctx.err << "minflow dot: the graph does not import (" << errors.size()
+               << (errors.size() == 1 ? " error" : " errors")
+               << "): drawn as written, with the nodes in error marked red\n";
+      WriteDotAsWritten(graph_def, GraphTitle(flags.graph), errors, *ctx.out);
+      return kExitOk;
+    }
   }
   if (flags.devices && !flags.optimized) {
     SessionOptions options;

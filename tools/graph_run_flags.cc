@@ -1,6 +1,5 @@
 #include "tools/graph_run_flags.h"
 
-#include <fstream>
 #include <random>
 
 #include "absl/container/flat_hash_set.h"
@@ -10,12 +9,15 @@
 #include "absl/strings/str_split.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/npy.h"
+#include "minflow/framework/device.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/tensor_literal.h"
 #include "minflow/graph/subgraph.h"
+#include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/trace.h"
 #include "tools/command.h"
+#include "tools/output_files.h"
 
 namespace minflow {
 namespace tools {
@@ -82,6 +84,15 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
         return errors::InvalidArgument("--device must be cpu or gpu, but got '",
                                        flags->device, "'");
       }
+    } else if (name == "--seed") {
+      MF_RETURN_IF_ERROR(value(&v));
+      if (absl::StartsWith(v, "-") || absl::StartsWith(v, "+") ||
+          !absl::SimpleAtoi(v, &flags->seed)) {
+        return errors::InvalidArgument(
+            "--seed must be an integer >= 0, but got '", v, "'");
+      }
+    } else if (name == "--no-soft-placement") {
+      flags->soft_placement = false;
     } else if (name == "--trace") {
       MF_RETURN_IF_ERROR(value(&flags->trace));
     } else if (name == "--log-device-placement") {
@@ -96,6 +107,9 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
     }
   }
   if (flags->graph.empty()) return errors::InvalidArgument("GRAPH is missing");
+  if (!flags->soft_placement && flags->device != "gpu") {
+    return errors::InvalidArgument("--no-soft-placement needs --device gpu");
+  }
   return OkStatus();
 }
 
@@ -108,6 +122,11 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
                                         reals float32)
                             a file:     @input.npy
                             random:     random:float32:[8,784]
+                                        (uniform [0,1) reals, integers
+                                        0..9 or bools; see --seed)
+  --seed N                Seed of the random data (random: feeds, bench's
+                          generated inputs): the same N gives the same data
+                          on every run of this binary (default 1234).
   --fetch NAME[:K]        Tensor to fetch (repeatable). Default: every output
                           of every node that nothing else consumes.
   --target NODE           Node to run for its effect only (repeatable).
@@ -115,7 +134,10 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
   --inter-op N            Inter-op threads (0 = all cores; default 0).
   --device cpu|gpu        cpu: hide GPUs. gpu: place nodes without a device
                           request on GPU:0, falling back to the CPU for ops
-                          without a GPU kernel.
+                          without a GPU kernel, and for every op (with a
+                          warning) when there is no GPU.
+  --no-soft-placement     With --device gpu: fail ("Cannot assign a device")
+                          instead of falling back to the CPU.
   --trace FILE            Write a step's timeline as Chrome trace JSON (open
                           it in ui.perfetto.dev or chrome://tracing).
   --log-device-placement  Print each node's device to stderr.
@@ -123,10 +145,19 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
 )";
 }
 
-Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out) {
+Status RandomTensor(DataType dtype, const TensorShape& shape, uint64_t seed,
+                    absl::string_view stream, Tensor* out) {
   MF_ASSIGN_OR_RETURN(Tensor t,
                       Tensor::Allocate(cpu_allocator(), dtype, shape));
-  std::mt19937 rng(1234);
+  // FNV-1a of the stream's name: fixed by the name alone, unlike std::hash.
+  uint64_t stream_hash = 14695981039346656037ull;
+  for (unsigned char c : stream)
+    stream_hash = (stream_hash ^ c) * 1099511628211ull;
+  std::seed_seq seeds{static_cast<uint32_t>(seed),
+                      static_cast<uint32_t>(seed >> 32),
+                      static_cast<uint32_t>(stream_hash),
+                      static_cast<uint32_t>(stream_hash >> 32)};
+  std::mt19937 rng(seeds);
   std::uniform_real_distribution<float> real(0.0f, 1.0f);
   std::uniform_int_distribution<int> small(0, 9);
   const int64_t n = t.NumElements();
@@ -173,8 +204,9 @@ Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out) {
 
 namespace {
 
-// "random:float32:[8,784]" (without the "random:").
-Status RandomTensorFromSpec(absl::string_view spec, Tensor* out) {
+// "random:float32:[8,784]" (without the "random:"), for the feed `name`.
+Status RandomTensorFromSpec(absl::string_view spec, uint64_t seed,
+                            absl::string_view name, Tensor* out) {
   std::vector<std::string> parts =
       absl::StrSplit(spec, absl::MaxSplits(':', 1));
   DataType dtype;
@@ -194,7 +226,7 @@ Status RandomTensorFromSpec(absl::string_view spec, Tensor* out) {
   MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(
       absl::MakeConstSpan(dims.flat<int64_t>().data(), dims.NumElements()),
       &shape));
-  return RandomTensor(dtype, shape, out);
+  return RandomTensor(dtype, shape, seed, name, out);
 }
 
 // The dtype of the tensor a feed replaces, or DT_INVALID when the graph
@@ -215,10 +247,11 @@ DataType FedDtype(const GraphDef& def, const std::string& feed) {
   return DT_INVALID;
 }
 
-Status FeedValue(const std::string& value, DataType fed_dtype, Tensor* out) {
+Status FeedValue(const std::string& name, const std::string& value,
+                 DataType fed_dtype, uint64_t seed, Tensor* out) {
   if (absl::StartsWith(value, "@")) return ReadNpyFile(value.substr(1), out);
   if (absl::StartsWith(value, "random:")) {
-    return RandomTensorFromSpec(value.substr(7), out);
+    return RandomTensorFromSpec(value.substr(7), seed, name, out);
   }
   if (fed_dtype == DT_INVALID) return ParseTensorLiteral(value, out);
   return ParseTensorLiteral(value, fed_dtype, out);
@@ -227,11 +260,20 @@ Status FeedValue(const std::string& value, DataType fed_dtype, Tensor* out) {
 }  // namespace
 
 Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
-                 std::vector<std::pair<std::string, Tensor>>* feeds) {
+                 std::vector<std::pair<std::string, Tensor>>* feeds,
+                 int* exit_code) {
   for (const auto& [name, value] : flags.feeds) {
     Tensor t;
-    Status s = FeedValue(value, FedDtype(graph_def, name), &t);
-    if (!s.ok()) return errors::Prefix(s, "--feed ", name, ": ");
+    Status s =
+        FeedValue(name, value, FedDtype(graph_def, name), flags.seed, &t);
+    if (!s.ok()) {
+      // A literal or random: spec that does not parse is InvalidArgument;
+      // running out of memory for a random tensor is a failure of the run.
+      *exit_code = !absl::StartsWith(value, "@") && absl::IsInvalidArgument(s)
+                       ? kExitUsage
+                       : kExitFailure;
+      return errors::Prefix(s, "--feed ", name, ": ");
+    }
     feeds->emplace_back(name, std::move(t));
   }
   return OkStatus();
@@ -265,12 +307,27 @@ SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
   if (flags.device == "cpu") {
     (*options.config.mutable_device_count())["GPU"] = 0;
   } else if (flags.device == "gpu") {
-    options.config.set_allow_soft_placement(true);
+    options.config.set_allow_soft_placement(flags.soft_placement);
     for (NodeDef& n : *graph_def->mutable_node()) {
       if (n.device().empty()) n.set_device("/device:GPU:0");
     }
   }
   return options;
+}
+
+void WarnWhenNoGpuForDeviceGpu(const GraphRunFlags& flags,
+                               const SessionOptions& options,
+                               const std::string& command, std::ostream& err) {
+  if (flags.device != "gpu" || !options.config.allow_soft_placement()) return;
+  // The session makes its own devices; these are made only to be counted.
+  std::vector<std::unique_ptr<Device>> devices;
+  if (!CreateDevices(options, &devices).ok()) return;
+  for (const auto& device : devices) {
+    if (device->device_type() == DEVICE_GPU) return;
+  }
+  err << command
+      << ": warning: --device gpu, but this process has no GPU device; every "
+         "node runs on the CPU (--no-soft-placement makes this an error)\n";
 }
 
 int ExitCodeForLoadError(const Status& status) {
@@ -285,11 +342,7 @@ int ExitCodeForLoadError(const Status& status) {
 }
 
 Status WriteTraceFile(const std::string& path, const StepStats& step_stats) {
-  std::ofstream file(path);
-  file << StepStatsToChromeTrace(step_stats);
-  file.close();
-  if (!file) return errors::PermissionDenied("Cannot write '", path, "'");
-  return OkStatus();
+  return WriteOutputFile(path, StepStatsToChromeTrace(step_stats));
 }
 
 }  // namespace tools

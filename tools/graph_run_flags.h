@@ -20,6 +20,9 @@
 namespace minflow {
 namespace tools {
 
+// The seed of random data when --seed is not given: the same data every run.
+inline constexpr uint64_t kDefaultRandomSeed = 1234;
+
 struct GraphRunFlags {
   std::string graph;
   std::vector<std::pair<std::string, std::string>> feeds;  // name, value
@@ -28,8 +31,12 @@ struct GraphRunFlags {
   int threads = 0;     // intra-op; 0 = all cores
   int inter_op = 0;    // 0 = all cores
   std::string device;  // "", "cpu" or "gpu"
-  std::string trace;   // Chrome trace JSON path, or empty
+  // With --device gpu: nodes that cannot run on the GPU fall back to the CPU.
+  bool soft_placement = true;
+  std::string trace;  // Chrome trace JSON path, or empty
   bool log_placement = false;
+  // Seeds the random: feeds (and bench's generated inputs).
+  uint64_t seed = kDefaultRandomSeed;
 };
 
 // Hands a subcommand the flags ParseGraphRunFlags does not know. `value`
@@ -54,24 +61,36 @@ Status ParsePositiveDoubleFlag(const std::string& flag,
 // The `--flags` paragraph both subcommands' help texts print.
 void PrintGraphRunFlagsHelp(std::ostream& os);
 
-// Uniform [0,1) reals, small integers or random bools, from a fixed seed so
-// runs repeat.
-Status RandomTensor(DataType dtype, const TensorShape& shape, Tensor* out);
+// Uniform [0,1) reals, small integers (0..9) or random bools. The data
+// depends only on `seed` and `stream` (a feed's name, so that two feeds of
+// one shape differ), so runs of the same binary repeat.
+Status RandomTensor(DataType dtype, const TensorShape& shape, uint64_t seed,
+                    absl::string_view stream, Tensor* out);
 
 // Turns --feed specs into tensors: an untyped literal takes the dtype of the
 // tensor it feeds; "@file.npy", "random:DTYPE:[dims]" and typed literals
-// say their own.
+// say their own. On failure `*exit_code` is kExitUsage when a value does not
+// parse (a literal or random: spec), kExitFailure when an @file cannot be
+// read or memory runs out.
 Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
-                 std::vector<std::pair<std::string, Tensor>>* feeds);
+                 std::vector<std::pair<std::string, Tensor>>* feeds,
+                 int* exit_code);
 
 // Outputs of the nodes nothing consumes: what a user most likely wants.
 std::vector<std::string> DefaultFetches(const GraphDef& graph_def);
 
 // SessionOptions for the flags. --device gpu asks for GPU:0 on every node
 // without a request (soft placement keeps ops without a GPU kernel on the
-// CPU), which is why the GraphDef may change.
+// CPU, unless --no-soft-placement), which is why the GraphDef may change.
 SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
                                   GraphDef* graph_def);
+
+// With --device gpu and soft placement, says once on `err` (as `command`)
+// when this process has no GPU, so every node will run on the CPU. Without
+// soft placement there is nothing to say: placement fails with its own error.
+void WarnWhenNoGpuForDeviceGpu(const GraphRunFlags& flags,
+                               const SessionOptions& options,
+                               const std::string& command, std::ostream& err);
 
 // kExitFailure when the graph file cannot be read at all, kExitInvalidGraph
 // when it was read but does not parse, import, refine or place.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "minflow/core/memory_limit.h"
 #include "minflow/framework/op.h"
 #include "tools/command.h"
 #include "tools/load_flags.h"
@@ -30,6 +31,10 @@ int DotMain(const CommandContext& ctx);
 void DotHelp(std::ostream& os);
 int OptimizeMain(const CommandContext& ctx);
 void OptimizeHelp(std::ostream& os);
+int SummaryMain(const CommandContext& ctx);
+void SummaryHelp(std::ostream& os);
+int ConvertMain(const CommandContext& ctx);
+void ConvertHelp(std::ostream& os);
 
 namespace {
 
@@ -50,6 +55,11 @@ constexpr Command kCommands[] = {
      DotHelp},
     {"optimize", "write a graph as the executor runs it: rewritten, optimised",
      OptimizeMain, OptimizeHelp},
+    {"summary",
+     "inputs, outputs, op counts, parameters; what this binary lacks",
+     SummaryMain, SummaryHelp},
+    {"convert", "convert a GraphDef between binary (.pb) and text (.pbtxt)",
+     ConvertMain, ConvertHelp},
 };
 
 void PrintUsage(std::ostream& os) {
@@ -61,12 +71,29 @@ void PrintUsage(std::ostream& os) {
     os << "  " << std::left << std::setw(12) << command.name << command.summary
        << "\n";
   }
-  os << "\nExit codes: " << kExitOk << " success, " << kExitFailure
-     << " runtime failure or invalid input, " << kExitUsage << " usage error, "
-     << kExitInvalidGraph
-     << " invalid graph (does not import, refine or place).\n"
-        "\nEvery command also takes:\n"
-     << kLoadFlagHelp;
+  // README.md has the same table; cli_exit_codes_match_readme checks it.
+  os << "\nExit codes (every command):\n"
+     << "  " << kExitOk << "  success\n"
+     << "  " << kExitFailure
+     << "  a run failed, or a file could not be read or written\n"
+     << "  " << kExitUsage
+     << "  usage error: an unknown flag, a missing or malformed argument "
+        "(such\n"
+        "     as a --feed value that does not parse) or environment variable\n"
+     << "  " << kExitInvalidGraph
+     << "  invalid graph: it does not parse, import, refine or place; nothing\n"
+        "     ran\n"
+     << "\nEvery command also takes:\n"
+     << kLoadFlagHelp
+     << "\nEnvironment:\n"
+        "  MINFLOW_CPU_MEMORY_LIMIT=SIZE  Cap the host allocator at SIZE "
+        "bytes, "
+        "or with\n"
+        "                                 KiB, MiB or GiB (65536, 512MiB); "
+        "unset, empty\n"
+        "                                 or 0: no limit. Allocations past it "
+        "fail with\n"
+        "                                 an out-of-memory error.\n";
 }
 
 const Command* FindCommand(const std::string& name) {
@@ -125,6 +152,11 @@ int Main(std::vector<std::string> args) {
   if (command == nullptr) {
     std::cerr << "minflow: unknown command '" << first << "'\n\n";
     PrintUsage(std::cerr);
+    return kExitUsage;
+  }
+  // A limit that does not parse would otherwise be no limit, in silence.
+  if (StatusOr<int64_t> limit = CpuMemoryLimitFromEnv(); !limit.ok()) {
+    std::cerr << "minflow: " << limit.status().message() << "\n";
     return kExitUsage;
   }
   CommandContext ctx{{args.begin() + 1, args.end()}, &std::cout, &std::cerr};

@@ -47,8 +47,11 @@ class ParseErrors : public google::protobuf::io::ErrorCollector {
  public:
   explicit ParseErrors(std::string path) : path_(std::move(path)) {}
   void AddError(int line, int column, const std::string& message) override {
-    absl::StrAppend(&text_, path_, ":", line + 1, ":", column + 1, ": ",
-                    message, "\n");
+    // The tokenizer's end-of-input token has no text, so "got: " would end
+    // the message with nothing after it.
+    absl::StrAppend(
+        &text_, path_, ":", line + 1, ":", column + 1, ": ", message,
+        absl::EndsWith(message, "got: ") ? "end of file" : "", "\n");
   }
   const std::string& text() const { return text_; }
 

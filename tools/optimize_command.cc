@@ -1,7 +1,6 @@
 // `minflow optimize GRAPH -o OUT`: the graph as the executor will run it for
 // a signature, after the feed/fetch rewrite, the optimisation passes and
 // placement; `--passes` lists the registered passes.
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -16,6 +15,7 @@
 #include "minflow/graph/optimization_registry.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/output_files.h"
 #include "tools/signature_flags.h"
 
 namespace minflow {
@@ -136,11 +136,9 @@ int OptimizeMain(const CommandContext& ctx) {
   } else {
     optimized.SerializeToString(&bytes);
   }
-  std::ofstream file(output, std::ios::binary);
-  file << bytes;
-  file.close();
-  if (!file) {
-    *ctx.err << "minflow optimize: cannot write '" << output << "'\n";
+  s = WriteOutputFile(output, bytes);
+  if (!s.ok()) {
+    *ctx.err << "minflow optimize: " << s.message() << "\n";
     return kExitFailure;
   }
   PrintPassRecords(prepared.passes, *ctx.out);

@@ -1,10 +1,10 @@
 // `minflow run GRAPH`: feeds tensors, runs the graph through a Session and
 // prints (or saves) the fetched tensors.
-#include <algorithm>
 #include <chrono>
 #include <ostream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/npy.h"
 #include "minflow/graph.pb.h"
@@ -13,6 +13,8 @@
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
+#include "tools/latency.h"
+#include "tools/output_files.h"
 
 namespace minflow {
 namespace tools {
@@ -26,10 +28,13 @@ the fetched tensors (large ones summarised).
 Options:
 )";
   PrintGraphRunFlagsHelp(os);
-  os << R"(  --repeat N              Run N times and report timings (default 1).
+  os << R"(  --repeat N              Run N times and report the first run's time and
+                          the others' latency percentiles, as minflow bench
+                          does (default 1).
   --out-dir DIR           Save each fetch as DIR/<fetch>.npy, with characters
                           outside [A-Za-z0-9_.-] in the name turned into '_'
-                          (--fetch y:0 writes y_0.npy).
+                          (--fetch y:0 writes y_0.npy). DIR and its parents
+                          are created when missing.
 
 Examples:
   minflow run examples/graphs/digits_mlp.pbtxt \
@@ -83,18 +88,25 @@ int RunMain(const CommandContext& ctx) {
     *ctx.err << "minflow run: " << s.message() << "\n";
     return code;
   };
+  // Before the run, so that a directory that cannot be made costs no run.
+  if (!out_dir.empty()) {
+    Status created = CreateOutputDirectory(out_dir);
+    if (!created.ok()) return fail(created, kExitFailure);
+  }
   GraphDef graph_def;
   Status s = ReadGraphDefFile(flags.graph, &graph_def);
   if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
 
   std::vector<std::pair<std::string, Tensor>> feeds;
-  s = MakeFeeds(graph_def, flags, &feeds);
-  if (!s.ok()) return fail(s, kExitFailure);
+  int feed_exit_code = kExitFailure;
+  s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
+  if (!s.ok()) return fail(s, feed_exit_code);
   if (flags.fetches.empty() && flags.targets.empty()) {
     flags.fetches = DefaultFetches(graph_def);
   }
 
   const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+  WarnWhenNoGpuForDeviceGpu(flags, options, "minflow run", *ctx.err);
   auto session = Session::Create(graph_def, options);
   if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
 
@@ -124,14 +136,19 @@ int RunMain(const CommandContext& ctx) {
     }
   }
   if (repeat > 1) {
-    std::vector<double> sorted = times_ms;
-    std::sort(sorted.begin(), sorted.end());
-    double sum = 0;
-    for (double t : times_ms) sum += t;
-    *ctx.out << "runs: " << repeat << "  first: " << times_ms[0]
-             << " ms  min: " << sorted.front()
-             << " ms  median: " << sorted[sorted.size() / 2]
-             << " ms  mean: " << sum / times_ms.size() << " ms\n";
+    // The first run also prepares the signature (pruning, passes,
+    // placement, kernels), so it is reported apart, as bench does.
+    std::vector<double> steady_us;
+    for (size_t r = 1; r < times_ms.size(); ++r) {
+      steady_us.push_back(times_ms[r] * 1000);
+    }
+    *ctx.out << absl::StrFormat(
+                    "runs: %d (first run %.3f ms, with the signature's "
+                    "preparation; the latency is of the other %d)\n",
+                    repeat, times_ms[0], repeat - 1)
+             << FormatLatency(Summarize(steady_us))
+             << "(minflow bench measures more: warm-up, --min-time, "
+                "--concurrency, memory, --op-profile)\n";
   }
   if (!flags.trace.empty()) {
     s = WriteTraceFile(flags.trace, metadata.step_stats());

@@ -1,9 +1,8 @@
 #include "minflow/core/allocator.h"
 
-#include <cstdlib>
-
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "minflow/core/logging.h"
+#include "minflow/core/memory_limit.h"
 
 namespace minflow {
 namespace {
@@ -76,17 +75,25 @@ void CpuAllocator::ResetPeak() {
                            std::memory_order_relaxed);
 }
 
-int64_t CpuMemoryLimitFromEnv() {
-  const char* text = std::getenv("MINFLOW_CPU_MEMORY_LIMIT");
-  int64_t limit = 0;
-  if (text == nullptr || !absl::SimpleAtoi(text, &limit) || limit < 0) {
+namespace {
+
+// The allocator cannot fail its callers over the environment, so a value
+// that does not parse is logged, not ignored in silence; the minflow command
+// refuses to start with it (minflow_main.cc).
+int64_t CpuMemoryLimitOrNone() {
+  StatusOr<int64_t> limit = CpuMemoryLimitFromEnv();
+  if (!limit.ok()) {
+    MF_LOG(ERROR) << limit.status().message()
+                  << "; the host allocator has no limit";
     return 0;
   }
-  return limit;
+  return *limit;
 }
 
+}  // namespace
+
 Allocator* cpu_allocator() {
-  static Allocator* const allocator = new CpuAllocator(CpuMemoryLimitFromEnv());
+  static Allocator* const allocator = new CpuAllocator(CpuMemoryLimitOrNone());
   return allocator;
 }
 

@@ -1,5 +1,7 @@
 #include "minflow/core/npy.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -249,10 +251,19 @@ Status ReadNpyFile(const std::string& path, Tensor* tensor) {
 Status WriteNpyFile(const std::string& path, const Tensor& tensor) {
   std::string bytes;
   MF_RETURN_IF_ERROR(TensorToNpy(tensor, &bytes));
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) return errors::PermissionDenied("Cannot write '", path, "'");
-  file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!file) return errors::DataLoss("Error writing '", path, "'");
+  // stdio rather than a stream: errno then says why a write failed.
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) {
+    return errors::PermissionDenied("Cannot write '", path,
+                                    "': ", std::strerror(errno));
+  }
+  const bool written =
+      std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  const int write_errno = errno;
+  if (std::fclose(file) != 0 || !written) {
+    return errors::DataLoss("Error writing '", path, "': ",
+                            std::strerror(written ? errno : write_errno));
+  }
   return OkStatus();
 }
 

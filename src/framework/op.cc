@@ -5,12 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/text_format.h"
+#include "minflow/core/close_names.h"
 #include "minflow/core/logging.h"
 #include "minflow/framework/op_def_util.h"
 #include "minflow/framework/selective_registration.h"
@@ -27,48 +26,6 @@ constexpr char kDefaultOwner[] = "minflow";
 std::string& TlsOwner() {
   thread_local std::string owner;
   return owner;
-}
-
-// Edit distance, giving up (returning limit + 1) once it must exceed `limit`.
-int BoundedEditDistance(absl::string_view a, absl::string_view b, int limit) {
-  const int n = static_cast<int>(a.size());
-  const int m = static_cast<int>(b.size());
-  if (std::abs(n - m) > limit) return limit + 1;
-  std::vector<int> prev(m + 1), cur(m + 1);
-  for (int j = 0; j <= m; ++j) prev[j] = j;
-  for (int i = 1; i <= n; ++i) {
-    cur[0] = i;
-    int row_min = cur[0];
-    for (int j = 1; j <= m; ++j) {
-      const int substitute = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, substitute});
-      row_min = std::min(row_min, cur[j]);
-    }
-    if (row_min > limit) return limit + 1;
-    std::swap(prev, cur);
-  }
-  return prev[m];
-}
-
-// Up to five registered names close to `name`: same letters ignoring case,
-// or a few edits away (more for longer names), nearest first.
-std::vector<std::string> CloseNames(absl::string_view name,
-                                    const std::vector<absl::string_view>& all) {
-  const std::string lower = absl::AsciiStrToLower(name);
-  const int limit =
-      std::min(3, std::max(1, static_cast<int>(lower.size()) / 4));
-  std::vector<std::pair<int, absl::string_view>> scored;
-  for (absl::string_view candidate : all) {
-    const int d =
-        BoundedEditDistance(lower, absl::AsciiStrToLower(candidate), limit);
-    if (d <= limit) scored.emplace_back(d, candidate);
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < 5; ++i) {
-    out.emplace_back(scored[i].second);
-  }
-  return out;
 }
 
 using RegistrationMap =
@@ -208,13 +165,9 @@ std::string OpRegistry::NotRegisteredMessage(
   std::vector<absl::string_view> names;
   names.reserve(registry_.size());
   for (const auto& entry : registry_) names.push_back(entry.first);
-  const std::vector<std::string> close = CloseNames(op_type_name, names);
-  std::string message = absl::StrCat("Op type not registered '", op_type_name,
-                                     "' in this process.");
-  if (!close.empty()) {
-    absl::StrAppend(&message, " Did you mean '", absl::StrJoin(close, "', '"),
-                    "'?");
-  }
+  std::string message =
+      absl::StrCat("Op type not registered '", op_type_name,
+                   "' in this process.", DidYouMean(op_type_name, names));
   absl::StrAppend(&message,
                   " Make sure the op is registered in the binary running "
                   "this graph; if it comes from a custom-op library, load "

@@ -1,6 +1,7 @@
 #include "minflow/graph/graph_constructor.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -20,6 +21,7 @@
 #include "minflow/graph/graph.h"
 #include "minflow/graph/tensor_id.h"
 #include "minflow/op_def.pb.h"
+#include "src/graph/foreign_model_format.h"
 
 namespace minflow {
 namespace {
@@ -430,6 +432,8 @@ Status ImportGraphDef(const GraphConstructorOptions& options,
 }
 
 Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
+  // Some of these would even parse, as a GraphDef of unknown fields.
+  MF_RETURN_IF_ERROR(internal::RejectForeignModelBytes(bytes));
   // Text format is printable; a serialized GraphDef almost never is (its
   // first byte is a field tag, and names carry length prefixes).
   bool printable = true;
@@ -447,6 +451,11 @@ Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
       void AddError(int line, int column, const std::string& message) override {
         absl::StrAppend(&errors, errors.empty() ? "" : "; ", "line ", line + 1,
                         " column ", column + 1, ": ", message);
+        // The tokenizer's end-of-input token has no text: "got: " then
+        // ends the message, which reads as if something were cut off.
+        if (absl::EndsWith(message, "got: ")) {
+          absl::StrAppend(&errors, "end of file");
+        }
       }
     } collector;
     parser.RecordErrorsTo(&collector);
@@ -472,6 +481,11 @@ Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
 }
 
 Status ReadGraphDefFile(const std::string& path, GraphDef* graph_def) {
+  // A directory opens as a stream that reads nothing: an empty graph.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return internal::RejectDirectory(path);
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) return errors::NotFound("Cannot open graph file '", path, "'");
   std::ostringstream contents;

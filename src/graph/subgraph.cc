@@ -1,12 +1,20 @@
 #include "minflow/graph/subgraph.h"
 
 #include "absl/container/flat_hash_set.h"
+#include "minflow/core/close_names.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph/graph.h"
 
 namespace minflow {
 
 namespace {
+
+// " Did you mean ...?" for a feed, fetch or target that names no node.
+std::string CloseNodeNames(const Graph& graph, absl::string_view name) {
+  std::vector<absl::string_view> names;
+  for (const Node* n : graph.nodes()) names.push_back(n->name());
+  return DidYouMean(name, names);
+}
 
 Status FindOutput(const Graph& graph, const std::string& name, const char* role,
                   Node** node, int* port) {
@@ -15,7 +23,8 @@ Status FindOutput(const Graph& graph, const std::string& name, const char* role,
   *node = graph.FindNodeByName(id.node);
   if (*node == nullptr) {
     return errors::NotFound(role, " '", name, "': there is no node named '",
-                            id.node, "' in the graph");
+                            id.node, "' in the graph.",
+                            CloseNodeNames(graph, id.node));
   }
   if (id.port >= (*node)->num_outputs()) {
     return errors::InvalidArgument(role, " '", name, "': node '", id.node,
@@ -105,7 +114,8 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
     Node* node = graph->FindNodeByName(target);
     if (node == nullptr) {
       return errors::NotFound("Target '", target, "': there is no node named '",
-                              target, "' in the graph");
+                              target, "' in the graph.",
+                              CloseNodeNames(*graph, target));
     }
     roots.push_back(node);
   }

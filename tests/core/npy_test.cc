@@ -130,5 +130,14 @@ TEST(NpyTest, FilesRoundTrip) {
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("Cannot open")));
 }
 
+TEST(NpyTest, WriteFailureGivesTheReason) {
+  Tensor t(DT_FLOAT, TensorShape({1}));
+  t.flat<float>()(0) = 1;
+  EXPECT_THAT(WriteNpyFile("/nonexistent/dir/x.npy", t),
+              StatusIs(absl::StatusCode::kPermissionDenied,
+                       HasSubstr("Cannot write '/nonexistent/dir/x.npy': No "
+                                 "such file or directory")));
+}
+
 }  // namespace
 }  // namespace minflow

@@ -69,9 +69,8 @@ class TfOpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string error;
-    if (!LoadTfOps(&ops_, &error)) {
-      GTEST_SKIP() << "TensorFlow's op list is not at " << MINFLOW_TF_OPS_PBTXT;
-    }
+    ASSERT_TRUE(LoadTfOps(&ops_, &error))
+        << "TensorFlow's op list is missing: " << MINFLOW_TF_OPS_PBTXT;
     ASSERT_THAT(error, IsEmpty()) << "tf_ops.pbtxt does not parse strictly";
   }
   OpList ops_;
