@@ -15,6 +15,7 @@
 #include "minflow/framework/device.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/control_flow.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/graph_pipeline.h"
@@ -35,6 +36,8 @@ void DotHelp(std::ostream& os) {
 Writes GRAPH (a GraphDef, binary .pb or text .pbtxt) as a Graphviz DOT
 digraph on stdout: one box per node, labelled with its name and op; one arrow
 per data edge, labelled NAME:K's port when K is not 0; control edges dashed.
+TF1 while loops are drawn as nested clusters, one per frame ("frame NAME"),
+with the loops' back edges (out of NextIteration) in blue.
 
 Options:
   --shapes                Label data edges with the tensor's dtype and
@@ -177,6 +180,28 @@ void WriteNode(const Node& n, const std::string& color, bool devices,
      << ", fillcolor=" << Quote(color) << "];\n";
 }
 
+// The nodes of TF1 frame `frame`, and its child frames nested in it as
+// clusters (Note [Frames] in graph/control_flow.h).
+void WriteFrame(const Graph& graph, const ControlFlowInfo& flow, int frame,
+                const std::string& indent, std::ostream& os) {
+  for (const Node* n : graph.nodes()) {
+    if (flow.frame_of_node[n->id()] == frame) {
+      WriteNode(*n, kPlainColor, false, indent, os);
+    }
+  }
+  for (size_t child = 1; child < flow.frames.size(); ++child) {
+    if (flow.frames[child].parent != frame) continue;
+    os << indent << "subgraph " << Quote(absl::StrCat("cluster_frame_", child))
+       << " {\n"
+       << indent << "  label=" << Quote("frame " + flow.frames[child].name)
+       << ";\n"
+       << indent << "  style=rounded;\n"
+       << indent << "  color=\"#3366cc\";\n";
+    WriteFrame(graph, flow, static_cast<int>(child), indent + "  ", os);
+    os << indent << "}\n";
+  }
+}
+
 void WriteDot(const Graph& graph, const std::string& title,
               const Annotations& notes, std::ostream& os) {
   os << "digraph " << Quote(title) << " {\n"
@@ -184,7 +209,13 @@ void WriteDot(const Graph& graph, const std::string& title,
         "fontsize=11];\n"
      << "  edge [fontname=Helvetica, fontsize=9];\n";
   const std::vector<Node*> nodes = graph.nodes();
-  if (!notes.devices) {
+  ControlFlowInfo flow;
+  const bool frames = !notes.devices &&
+                      BuildControlFlowInfo(graph, &flow).ok() &&
+                      flow.frames.size() > 1;
+  if (frames) {
+    WriteFrame(graph, flow, 0, "  ", os);
+  } else if (!notes.devices) {
     for (const Node* n : nodes) WriteNode(*n, kPlainColor, false, "  ", os);
   } else {
     // One cluster per device, in order of first use.
@@ -209,7 +240,10 @@ void WriteDot(const Graph& graph, const std::string& title,
   for (const Node* n : nodes) {
     for (const Edge* e : n->in_edges()) {
       os << "  " << Quote(e->src->name()) << " -> " << Quote(n->name());
-      if (e->IsControlEdge()) {
+      if (e->IsBackEdge()) {
+        // A loop's way back: drawn, but left out of the ranking.
+        os << " [color=\"#3366cc\", constraint=false]";
+      } else if (e->IsControlEdge()) {
         os << " [style=dashed]";
       } else {
         const std::string label = EdgeLabel(*e, notes.shapes);
