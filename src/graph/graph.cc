@@ -86,7 +86,9 @@ StatusOr<Node*> Graph::AddNode(std::shared_ptr<const NodeDef> node_def,
   }
   node->id_ = static_cast<int>(nodes_.size());
   node->op_def_ = op_def;
-  node->is_next_iteration_ = IsNextIterationOp(node->type_string());
+  node->is_control_flow_ = IsControlFlowOp(node->type_string());
+  node->is_next_iteration_ =
+      node->is_control_flow_ && IsNextIterationOp(node->type_string());
   node->input_types_ = std::move(input_types);
   node->output_types_ = std::move(output_types);
   nodes_.push_back(node);
@@ -121,6 +123,7 @@ std::unique_ptr<Graph> Graph::Clone() const {
     c->def_ = n->def_;
     c->op_def_ = n->op_def_;
     c->is_next_iteration_ = n->is_next_iteration_;
+    c->is_control_flow_ = n->is_control_flow_;
     c->input_types_ = n->input_types_;
     c->output_types_ = n->output_types_;
     c->assigned_device_ = n->assigned_device_;
@@ -257,11 +260,19 @@ Status TopologicalOrder(const Graph& graph, std::vector<Node*>* order) {
   order->clear();
   order->reserve(graph.num_nodes());
   std::vector<int> pending(graph.num_node_ids(), 0);
+  // Back edges need a look at every in-edge; most graphs have none.
+  bool has_loops = false;
+  for (int id = 0; id < graph.num_node_ids() && !has_loops; ++id) {
+    const Node* n = graph.FindNodeId(id);
+    has_loops = n != nullptr && n->IsNextIteration();
+  }
   for (int id = 0; id < graph.num_node_ids(); ++id) {
     Node* n = graph.FindNodeId(id);
     if (n == nullptr) continue;
-    int count = 0;
-    for (const Edge* e : n->in_edges()) count += !e->IsBackEdge();
+    int count = static_cast<int>(n->in_edges().size());
+    if (has_loops) {
+      for (const Edge* e : n->in_edges()) count -= e->IsBackEdge();
+    }
     pending[id] = count;
     if (count == 0) order->push_back(n);
   }

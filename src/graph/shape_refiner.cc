@@ -383,7 +383,7 @@ void ShapeRefiner::ComputeValues(const Node& node, const NodeDef& def,
   const std::string& op = def.op();
   // Values do not flow through control flow: a Merge's value depends on
   // which input is live, a loop's on its iteration.
-  if (IsControlFlowOp(op)) return;
+  if (node.IsControlFlow()) return;
   const DataTypeVector& output_types = node.output_types();
   const DataType out_type = output_types[0];
   OutputInfo* out = &outputs_[first_output_[node.id()]];

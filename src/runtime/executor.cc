@@ -722,7 +722,7 @@ Status Executor::Create(const ExecutorOptions& options,
   std::vector<Node*> order;
   MF_RETURN_IF_ERROR(TopologicalOrder(*graph, &order));
   for (const Node* n : order) {
-    impl.has_control_flow |= IsControlFlowOp(n->type_string());
+    impl.has_control_flow |= n->IsControlFlow();
   }
   ControlFlowInfo flow;
   if (impl.has_control_flow) {
@@ -751,13 +751,15 @@ Status Executor::Create(const ExecutorOptions& options,
     frame.initial_pending.push_back(0);  // set below
     item.input_start = frame.num_slots;
     frame.num_slots += item.num_inputs;
-    const std::string& op = n->type_string();
-    item.is_merge = IsMergeOp(op);
-    item.is_switch = IsSwitchOp(op);
-    item.is_enter = IsEnterOp(op);
-    item.is_exit = IsExitOp(op);
-    item.is_next_iteration = IsNextIterationOp(op);
-    item.is_control_trigger = IsControlTriggerOp(op);
+    if (n->IsControlFlow()) {
+      const std::string& op = n->type_string();
+      item.is_merge = IsMergeOp(op);
+      item.is_switch = IsSwitchOp(op);
+      item.is_enter = IsEnterOp(op);
+      item.is_exit = IsExitOp(op);
+      item.is_next_iteration = IsNextIterationOp(op);
+      item.is_control_trigger = IsControlTriggerOp(op);
+    }
     if (item.is_enter) {
       item.enter_frame = flow.output_frame_of_node[n->id()];
       bool is_constant = false;

@@ -88,8 +88,10 @@ class Node {
   bool IsOp(absl::string_view op) const { return def_->op() == op; }
   bool IsConstant() const { return IsOp("Const"); }
   bool IsPlaceholder() const { return IsOp("Placeholder"); }
-  // NextIteration or RefNextIteration (looked up once, at AddNode).
+  // NextIteration or RefNextIteration; any TF1 control-flow op
+  // (IsControlFlowOp). Both looked up once, at AddNode.
   bool IsNextIteration() const { return is_next_iteration_; }
+  bool IsControlFlow() const { return is_control_flow_; }
   // True for ops TF treats as stateful (never constant-folded or pruned away
   // silently).
   bool IsStateful() const;
@@ -102,6 +104,7 @@ class Node {
   std::shared_ptr<const NodeDef> def_;
   const OpDef* op_def_ = nullptr;
   bool is_next_iteration_ = false;
+  bool is_control_flow_ = false;
   DataTypeVector input_types_;
   DataTypeVector output_types_;
   std::string assigned_device_;
