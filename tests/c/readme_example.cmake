@@ -2,7 +2,10 @@
 # README's own command lines, in a folder laid out like the repository root
 # (`include` and `build/release` are links to this source and build tree), so
 # that the documented commands are tested exactly as a reader types them.
-#   cmake -DSOURCE_DIR=... -DBINARY_DIR=... -DWORK_DIR=... -P readme_example.cmake
+#   cmake -DSOURCE_DIR=... -DBINARY_DIR=... -DWORK_DIR=... [-DSANITIZE=...]
+#         -P readme_example.cmake
+# In a sanitizer build (SANITIZE set) the program is compiled with the same
+# -fsanitize flags: a sanitized libminflow needs its runtime loaded first.
 file(READ "${SOURCE_DIR}/include/minflow/c/README.md" readme)
 
 # The first ```c block is the program; the first ```sh block after it holds
@@ -17,6 +20,9 @@ if(NOT after_program MATCHES "```sh\n([^\n]+)\n([^\n]+)\n```")
   message(FATAL_ERROR "README.md has no ```sh block with a build and a run line after the example")
 endif()
 set(build_line "${CMAKE_MATCH_1}")
+if(SANITIZE)
+  string(APPEND build_line " -fsanitize=${SANITIZE}")
+endif()
 set(run_comment "${CMAKE_MATCH_2}")
 string(REGEX REPLACE " *#.*" "" run_line "${run_comment}")
 if(NOT run_comment MATCHES "# prints (.+)$")
