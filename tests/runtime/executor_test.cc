@@ -26,6 +26,7 @@
 #include "tests/runtime/exec_test_ops.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
+#include "tests/testlib/tf1_graph_builder.h"
 
 namespace minflow {
 namespace {
@@ -125,10 +126,14 @@ class ExecutorTest : public ::testing::Test {
   Status Create(const std::string& text, thread::ThreadPool* pool,
                 std::unique_ptr<Executor>* executor,
                 const std::string& device = "") {
+    return Create(ParseTextProtoOrDie<GraphDef>(text), pool, executor, device);
+  }
+  Status Create(const GraphDef& graph_def, thread::ThreadPool* pool,
+                std::unique_ptr<Executor>* executor,
+                const std::string& device = "") {
     auto graph = std::make_unique<Graph>(OpRegistry::Global());
-    MF_RETURN_IF_ERROR(ConvertGraphDefToGraph(
-        GraphConstructorOptions(), ParseTextProtoOrDie<GraphDef>(text),
-        graph.get()));
+    MF_RETURN_IF_ERROR(ConvertGraphDefToGraph(GraphConstructorOptions(),
+                                              graph_def, graph.get()));
     for (Node* n : graph->nodes()) {
       n->set_assigned_device_name(device.empty() ? cpu_->name() : device);
     }
@@ -332,6 +337,39 @@ TEST_F(ExecutorTest, CancellationStopsARunningStep) {
     EXPECT_THAT(status, StatusIs(absl::StatusCode::kCancelled,
                                  HasSubstr("{{node w}}")));
     EXPECT_EQ(g_waiting.load(), 0);
+  }
+}
+
+// A TF1 loop whose predicate stays true runs until cancelled, on the
+// caller's thread and on the pool alike.
+TEST_F(ExecutorTest, CancellationStopsAnEndlessLoop) {
+  ::minflow::testing::Tf1GraphBuilder b;
+  b.Const("zero", 0);
+  b.While(
+      "endless", {"zero"},
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("endless/true", Tensor(true), {pivot});
+        return std::string("endless/true");
+      },
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("endless/one", 1, {pivot});
+        return std::vector<std::string>{
+            b.Add("endless/add", "AddV2", {v[0], "endless/one"})};
+      });
+  for (thread::ThreadPool* pool :
+       {static_cast<thread::ThreadPool*>(nullptr), &pool_}) {
+    SCOPED_TRACE(pool == nullptr ? "caller only" : "inter-op pool");
+    std::unique_ptr<Executor> executor;
+    MF_ASSERT_OK(Create(b.graph(), pool, &executor));
+    CancellationManager cancellation;
+    Executor::Args args;
+    args.cancellation_manager = &cancellation;
+    Status status;
+    std::thread runner([&] { status = executor->Run(args); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancellation.StartCancel();
+    runner.join();
+    EXPECT_THAT(status, StatusIs(absl::StatusCode::kCancelled));
   }
 }
 
