@@ -28,32 +28,11 @@
 namespace minflow {
 namespace {
 
-using testing::Tf1GraphBuilder;
-
 SessionOptions Threads(int inter_op, int intra_op) {
   SessionOptions options;
   options.config.set_inter_op_parallelism_threads(inter_op);
   options.config.set_intra_op_parallelism_threads(intra_op);
   return options;
-}
-
-GraphDef CountingLoop() {
-  Tf1GraphBuilder b;
-  b.Placeholder("limit", DT_INT32);
-  b.Const("zero", 0);
-  b.While(
-      "loop", {"zero"},
-      [&](const std::vector<std::string>& v, const std::string&) {
-        const std::string limit =
-            b.Enter("loop/limit", "limit", "loop", /*is_constant=*/true);
-        return b.Add("loop/less", "Less", {v[0], limit});
-      },
-      [&](const std::vector<std::string>& v, const std::string& pivot) {
-        b.Const("loop/one", 1, {pivot});
-        return std::vector<std::string>{
-            b.Add("loop/add", "AddV2", {v[0], "loop/one"})};
-      });
-  return b.graph();
 }
 
 // Seconds per loop iteration (printed with an SI prefix: 3.2u = 3.2 us).
@@ -65,15 +44,15 @@ void SetPerIteration(benchmark::State& state, int64_t loop_iterations) {
 
 void BM_V1WhileLoop(benchmark::State& state) {
   const int32_t n = static_cast<int32_t>(state.range(0));
-  auto session = Session::Create(CountingLoop(), Threads(1, 1));
+  auto session = Session::Create(testing::CountingLoopGraph(), Threads(1, 1));
   if (!session.ok()) {
     return state.SkipWithError(std::string(session.status().message()).c_str());
   }
   const std::vector<std::pair<std::string, Tensor>> feeds = {
-      {"limit", Tensor(n)}};
+      {"start", Tensor(int32_t{0})}, {"limit", Tensor(n)}};
   std::vector<Tensor> out;
   for (auto _ : state) {
-    if (!(*session)->Run(feeds, {"loop/exit0"}, {}, &out).ok() ||
+    if (!(*session)->Run(feeds, {"count/exit0"}, {}, &out).ok() ||
         out[0].scalar<int32_t>()() != n) {
       return state.SkipWithError("run");
     }
@@ -117,40 +96,9 @@ void BM_Reference_BareAddV2(benchmark::State& state) {
 }
 BENCHMARK(BM_Reference_BareAddV2)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-// for i in range(16): last = matmul(a, b)   (iterations independent)
-GraphDef MatMulLoop(int parallel_iterations) {
-  Tf1GraphBuilder b;
-  Tensor a(DT_FLOAT, TensorShape({256, 256}));
-  a.flat<float>().setConstant(0.5f);
-  b.Const("a", a);
-  b.Const("zero", 0);
-  Tensor first(DT_FLOAT, TensorShape({256, 256}));
-  first.flat<float>().setZero();
-  b.Const("first", first);
-  b.While(
-      "loop", {"zero", "first"},
-      [&](const std::vector<std::string>& v, const std::string& pivot) {
-        b.Const("loop/sixteen", 16, {pivot});
-        return b.Add("loop/less", "Less", {v[0], "loop/sixteen"});
-      },
-      [&](const std::vector<std::string>& v, const std::string& pivot) {
-        b.Const("loop/one", 1, {pivot});
-        const std::string a_in =
-            b.Enter("loop/a", "a", "loop", /*is_constant=*/true,
-                    parallel_iterations, DT_FLOAT);
-        // Like tf.while_loop, a body op whose inputs are all loop invariants
-        // waits on the pivot; else it would run once more after the last
-        // iteration and start another.
-        b.Add("loop/matmul", "MatMul", {a_in, a_in, "^" + pivot}, DT_FLOAT);
-        return std::vector<std::string>{
-            b.Add("loop/add", "AddV2", {v[0], "loop/one"}), "loop/matmul"};
-      },
-      parallel_iterations, {DT_INT32, DT_FLOAT});
-  return b.graph();
-}
-
 void BM_ParallelIterations(benchmark::State& state) {
-  auto session = Session::Create(MatMulLoop(static_cast<int>(state.range(0))),
+  auto session = Session::Create(testing::IndependentMatMulLoopGraph(
+                                     256, static_cast<int>(state.range(0))),
                                  Threads(2, 1));
   if (!session.ok()) {
     return state.SkipWithError(std::string(session.status().message()).c_str());

@@ -125,29 +125,8 @@ TEST(ControlFlowTest, DeadnessFlowsThroughControlEdgesButNotControlTrigger) {
   EXPECT_EQ(Int(out[1]), 8);
 }
 
-// i = start; while i < limit: i += 1
-GraphDef CountingLoop(int parallel_iterations = 10) {
-  GraphBuilder b;
-  b.Placeholder("start", DT_INT32);
-  b.Placeholder("limit", DT_INT32);
-  b.While(
-      "count", {"start"},
-      [&](const std::vector<std::string>& v, const std::string&) {
-        const std::string limit =
-            b.Enter("count/limit", "limit", "count", /*is_constant=*/true);
-        return b.Add("count/less", "Less", {v[0], limit});
-      },
-      [&](const std::vector<std::string>& v, const std::string& pivot) {
-        b.Const("count/one", 1, {pivot});
-        return std::vector<std::string>{
-            b.Add("count/add", "AddV2", {v[0], "count/one"})};
-      },
-      parallel_iterations);
-  return b.graph();
-}
-
 TEST(ControlFlowTest, WhileLoopCountsToTen) {
-  auto session = MakeSession(CountingLoop());
+  auto session = MakeSession(::minflow::testing::CountingLoopGraph());
   ASSERT_NE(session, nullptr);
   std::vector<Tensor> out;
   MF_ASSERT_OK(session->Run(
@@ -163,7 +142,7 @@ TEST(ControlFlowTest, WhileLoopCountsToTen) {
 
 TEST(ControlFlowTest, LongLoopRunsWithoutRecursionForAnyParallelism) {
   for (int parallel : {1, 2, 32}) {
-    auto session = MakeSession(CountingLoop(parallel));
+    auto session = MakeSession(::minflow::testing::CountingLoopGraph(parallel));
     ASSERT_NE(session, nullptr);
     std::vector<Tensor> out;
     MF_ASSERT_OK(session->Run(
@@ -173,37 +152,12 @@ TEST(ControlFlowTest, LongLoopRunsWithoutRecursionForAnyParallelism) {
   }
 }
 
-// for i in range(16): last = matmul(a, a), with iterations that do not
-// depend on each other, so several may run at once.
+// 16 iterations that do not depend on each other give the same results
+// however many run at once.
 TEST(ControlFlowTest, IndependentIterationsGiveTheSameResultsInParallel) {
   for (int parallel : {1, 2, 16}) {
-    GraphBuilder b;
-    Tensor a(DT_FLOAT, TensorShape({8, 8}));
-    a.flat<float>().setConstant(0.5f);
-    Tensor first(DT_FLOAT, TensorShape({8, 8}));
-    first.flat<float>().setZero();
-    b.Const("a", a);
-    b.Const("zero", 0);
-    b.Const("first", first);
-    b.While(
-        "loop", {"zero", "first"},
-        [&](const std::vector<std::string>& v, const std::string& pivot) {
-          b.Const("loop/sixteen", 16, {pivot});
-          return b.Add("loop/less", "Less", {v[0], "loop/sixteen"});
-        },
-        [&](const std::vector<std::string>& v, const std::string& pivot) {
-          b.Const("loop/one", 1, {pivot});
-          const std::string a_in =
-              b.Enter("loop/a", "a", "loop", true, parallel, DT_FLOAT);
-          // Like tf.while_loop, a body op whose inputs are all loop invariants
-          // waits on the pivot; else it would run once more after the last
-          // iteration and start another.
-          b.Add("loop/matmul", "MatMul", {a_in, a_in, "^" + pivot}, DT_FLOAT);
-          return std::vector<std::string>{
-              b.Add("loop/add", "AddV2", {v[0], "loop/one"}), "loop/matmul"};
-        },
-        parallel, {DT_INT32, DT_FLOAT});
-    auto session = MakeSession(b.graph());
+    auto session = MakeSession(
+        ::minflow::testing::IndependentMatMulLoopGraph(8, parallel));
     ASSERT_NE(session, nullptr);
     std::vector<Tensor> out;
     MF_ASSERT_OK(session->Run({}, {"loop/exit0", "loop/exit1"}, {}, &out));
@@ -288,7 +242,7 @@ TEST(ControlFlowTest, LoopInADeadBranchPassesDeadOut) {
 }
 
 TEST(ControlFlowTest, EndlessLoopStopsAtTheTimeout) {
-  auto session = MakeSession(CountingLoop());
+  auto session = MakeSession(::minflow::testing::CountingLoopGraph());
   ASSERT_NE(session, nullptr);
   RunOptions options;
   options.set_timeout_in_ms(200);
@@ -333,7 +287,9 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrorsNamingTheNode) {
 TEST(ControlFlowTest, BackEdgesAreNotCyclesButRealCyclesAre) {
   // The counting loop imports (its NextIteration -> Merge edge is a back
   // edge); a cycle without a NextIteration does not.
-  MF_EXPECT_OK(Session::Create(CountingLoop(), SessionOptions()).status());
+  MF_EXPECT_OK(
+      Session::Create(::minflow::testing::CountingLoopGraph(), SessionOptions())
+          .status());
   GraphBuilder b;
   b.Add("a", "Identity", {"b"});
   b.Add("b", "Identity", {"a"});

@@ -121,6 +121,63 @@ class Tf1GraphBuilder {
   GraphDef graph_;
 };
 
+// i = start; while i < limit: i += 1, with `start` and `limit` int32
+// Placeholders; the count is "count/exit0".
+inline GraphDef CountingLoopGraph(int parallel_iterations = 10) {
+  Tf1GraphBuilder b;
+  b.Placeholder("start", DT_INT32);
+  b.Placeholder("limit", DT_INT32);
+  b.While(
+      "count", {"start"},
+      [&](const std::vector<std::string>& v, const std::string&) {
+        const std::string limit =
+            b.Enter("count/limit", "limit", "count", /*is_constant=*/true,
+                    parallel_iterations);
+        return b.Add("count/less", "Less", {v[0], limit});
+      },
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("count/one", 1, {pivot});
+        return std::vector<std::string>{
+            b.Add("count/add", "AddV2", {v[0], "count/one"})};
+      },
+      parallel_iterations);
+  return b.graph();
+}
+
+// for i in range(16): last = matmul(a, a), a being size x size of 0.5:
+// iterations that do not depend on each other. "loop/exit0" is 16,
+// "loop/exit1" the last product (every element size / 4).
+inline GraphDef IndependentMatMulLoopGraph(int64_t size,
+                                           int parallel_iterations) {
+  Tf1GraphBuilder b;
+  Tensor a(DT_FLOAT, TensorShape({size, size}));
+  a.flat<float>().setConstant(0.5f);
+  Tensor first(DT_FLOAT, TensorShape({size, size}));
+  first.flat<float>().setZero();
+  b.Const("a", a);
+  b.Const("zero", 0);
+  b.Const("first", first);
+  b.While(
+      "loop", {"zero", "first"},
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("loop/sixteen", 16, {pivot});
+        return b.Add("loop/less", "Less", {v[0], "loop/sixteen"});
+      },
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("loop/one", 1, {pivot});
+        const std::string a_in =
+            b.Enter("loop/a", "a", "loop", true, parallel_iterations, DT_FLOAT);
+        // Like tf.while_loop, a body op whose inputs are all loop
+        // invariants waits on the pivot; else it would run once more after
+        // the last iteration and start another.
+        b.Add("loop/matmul", "MatMul", {a_in, a_in, "^" + pivot}, DT_FLOAT);
+        return std::vector<std::string>{
+            b.Add("loop/add", "AddV2", {v[0], "loop/one"}), "loop/matmul"};
+      },
+      parallel_iterations, {DT_INT32, DT_FLOAT});
+  return b.graph();
+}
+
 }  // namespace testing
 }  // namespace minflow
 
