@@ -21,29 +21,13 @@ Status SwitchShape(InferenceContext* c) {
   return OkStatus();
 }
 
-// The most specific shape every input has: dims on which the inputs
-// disagree become unknown, and inputs of different (or unknown) rank give
-// an unknown shape. An input reached through a loop's back edge is unknown
-// when the refiner first meets the Merge, as in TensorFlow.
+// The most specific shape every input has (TensorFlow's Relax over the
+// inputs: dims on which they disagree become unknown, different ranks an
+// unknown shape). An input reached through a loop's back edge first has
+// the entry's shape (Note [Loops] in graph/shape_refiner.cc).
 Status MergeShape(InferenceContext* c) {
   ShapeHandle out = c->input(0);
-  if (!c->RankKnown(out)) {
-    out = c->UnknownShape();
-  } else {
-    const int64_t rank = c->Rank(out);
-    for (int i = 1; i < c->num_inputs(); ++i) {
-      const ShapeHandle input = c->input(i);
-      if (!c->RankKnown(input) || c->Rank(input) != rank) {
-        out = c->UnknownShape();
-        break;
-      }
-      for (int64_t d = 0; d < rank; ++d) {
-        if (c->Value(c->Dim(input, d)) != c->Value(c->Dim(out, d))) {
-          MF_RETURN_IF_ERROR(c->ReplaceDim(out, d, c->UnknownDim(), &out));
-        }
-      }
-    }
-  }
+  for (int i = 1; i < c->num_inputs(); ++i) c->Relax(out, c->input(i), &out);
   c->set_output(0, out);
   c->set_output(1, c->Scalar());
   return OkStatus();
