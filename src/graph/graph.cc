@@ -5,6 +5,7 @@
 
 #include "minflow/attr_value.pb.h"
 #include "minflow/core/logging.h"
+#include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph/control_flow.h"
@@ -32,6 +33,16 @@ PartialTensorShape Node::output_shape(int index) const {
 }
 
 Graph::Graph(const OpRegistryInterface* ops) : ops_(ops) {}
+
+void Graph::set_flib_def(
+    std::shared_ptr<const FunctionLibraryDefinition> library) {
+  if (library != nullptr) {
+    ops_ = library.get();
+  } else if (flib_def_ != nullptr) {
+    ops_ = flib_def_->default_registry();
+  }
+  flib_def_ = std::move(library);
+}
 
 Graph::~Graph() = default;
 
@@ -112,6 +123,7 @@ std::shared_ptr<NodeDef> Graph::NewNodeDef() {
 
 std::unique_ptr<Graph> Graph::Clone() const {
   auto copy = std::make_unique<Graph>(ops_);
+  copy->flib_def_ = flib_def_;
   copy->versions_ = versions_;
   copy->node_def_arena_ = node_def_arena_;
   copy->Reserve(num_nodes_, num_edges_);
@@ -224,6 +236,9 @@ Node* Graph::FindNodeId(int id) const {
 void Graph::ToGraphDef(GraphDef* graph_def, bool add_shapes) const {
   graph_def->Clear();
   *graph_def->mutable_versions() = versions_;
+  if (flib_def_ != nullptr && !flib_def_->empty()) {
+    flib_def_->ToProto(graph_def->mutable_library());
+  }
   for (const Node* n : nodes_) {
     if (n == nullptr) continue;
     NodeDef* def = graph_def->add_node();

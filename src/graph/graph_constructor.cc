@@ -15,6 +15,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
+#include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
@@ -316,6 +317,22 @@ namespace {
 // itself; its nodes may be moved from (fail-fast mode only: collecting mode
 // needs them intact). Fail-fast, it leaves the nodes it added in `*added`
 // even when it fails, for the caller to remove.
+// Gives `graph` a library holding its own functions (if any) and
+// `library`'s; the graph keeps its old one on error.
+Status AddFunctionLibrary(const FunctionDefLibrary& library, Graph* graph) {
+  const FunctionLibraryDefinition* old = graph->flib_def();
+  auto merged = std::make_shared<FunctionLibraryDefinition>(
+      old != nullptr ? old->default_registry() : graph->op_registry());
+  if (old != nullptr) {
+    FunctionDefLibrary existing;
+    old->ToProto(&existing);
+    MF_RETURN_IF_ERROR(merged->AddLibrary(existing));
+  }
+  MF_RETURN_IF_ERROR(merged->AddLibrary(library));
+  graph->set_flib_def(std::move(merged));
+  return OkStatus();
+}
+
 Status AddGraphDefNodes(const GraphConstructorOptions& options,
                         const GraphDef& graph_def, GraphDef* movable,
                         Graph* graph, std::vector<Node*>* added) {
@@ -331,6 +348,11 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
   Status versions = CheckVersions(graph_def.versions());
   if (!versions.ok()) MF_RETURN_IF_ERROR(report(std::move(versions)));
   if (was_empty) graph->set_versions(graph_def.versions());
+  if (graph_def.library().function_size() > 0 ||
+      graph_def.library().gradient_size() > 0) {
+    Status library = AddFunctionLibrary(graph_def.library(), graph);
+    if (!library.ok()) MF_RETURN_IF_ERROR(report(std::move(library)));
+  }
   const OpRegistryInterface* ops = graph->op_registry();
 
   // Pass 1: nodes.
@@ -389,10 +411,13 @@ Status ImportGraphDefImpl(const GraphConstructorOptions& options,
                           Graph* graph, std::vector<Node*>* added) {
   const bool was_empty = graph->num_nodes() == 0;
   const VersionDef versions = graph->versions();
+  const std::shared_ptr<const FunctionLibraryDefinition> library =
+      graph->shared_flib_def();
   std::vector<Node*> nodes;
   Status s = AddGraphDefNodes(options, graph_def, movable, graph, &nodes);
   if (!s.ok()) {
     if (options.errors == nullptr) {
+      graph->set_flib_def(library);
       for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
         graph->RemoveNode(*it);
       }

@@ -7,11 +7,15 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph/constant_evaluator.h"
 #include "minflow/graph/control_flow.h"
+#include "minflow/graph/function_body.h"
 #include "minflow/graph/graph.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
@@ -147,6 +151,7 @@ Status ShapeRefiner::RefineGraphCollectingErrors(const Graph& graph,
 // `errors` null: stop at the first error. Otherwise collect; see
 // RefineGraphCollectingErrors.
 Status ShapeRefiner::Refine(const Graph& graph, std::vector<Status>* errors) {
+  graph_ = &graph;
   const int n = graph.num_node_ids();
   first_output_.assign(n, -1);
   num_outputs_.assign(n, 0);
@@ -176,19 +181,6 @@ Status ShapeRefiner::Refine(const Graph& graph, std::vector<Status>* errors) {
 }
 
 namespace {
-
-// The most specific shape both `a` and `b` are instances of.
-PartialTensorShape Relax(const PartialTensorShape& a,
-                         const PartialTensorShape& b) {
-  if (a.unknown_rank() || b.unknown_rank() || a.dims() != b.dims()) {
-    return PartialTensorShape();
-  }
-  std::vector<int64_t> dims(a.dims());
-  for (int d = 0; d < a.dims(); ++d) {
-    dims[d] = a.dim_size(d) == b.dim_size(d) ? a.dim_size(d) : -1;
-  }
-  return PartialTensorShape(dims);
-}
 
 bool HasBackEdgeInput(const Node& node) {
   for (const Edge* e : node.in_edges()) {
@@ -238,7 +230,7 @@ Status ShapeRefiner::RefineLoops(const std::vector<Node*>& order,
       // The last pass gives up on shapes that still move.
       PartialTensorShape relaxed = pass + 1 == kMaxPasses
                                        ? PartialTensorShape()
-                                       : Relax(it->second, now);
+                                       : RelaxShape(it->second, now);
       if (!relaxed.IsIdenticalTo(now)) {
         outputs_[first_output_[node->id()]].shape = MakeShape(relaxed);
       }
@@ -355,6 +347,23 @@ Status ShapeRefiner::RefineNode(const Node& node) {
   InferenceContext c(graph_def_version_, def, reg->op_def, input_shapes,
                      input_tensors, input_partials, &manager_);
   MF_RETURN_IF_ERROR(c.Run(reg->shape_inference_fn));
+  if (def.op() == "_Arg" && !arg_shapes_.empty()) {
+    int64_t index = -1;
+    if (GetNodeAttr(AttrSlice(def), "index", &index).ok() && index >= 0 &&
+        index < static_cast<int64_t>(arg_shapes_.size())) {
+      c.set_output(0, MakeShape(arg_shapes_[index]));
+    }
+  } else if (reg->is_function_op || IsPartitionedCallOp(def.op()) ||
+             IsFunctionalControlFlowOp(def.op())) {
+    std::vector<PartialTensorShape> shapes;
+    bool handled = false;
+    MF_RETURN_IF_ERROR(errors::AttachNodeContext(
+        FunctionCallShapes(node, def, &shapes, &handled), def.name(),
+        def.op()));
+    for (size_t i = 0; handled && i < shapes.size(); ++i) {
+      c.set_output(static_cast<int>(i), MakeShape(shapes[i]));
+    }
+  }
   const DataTypeVector& output_types = node.output_types();
   if (c.num_outputs() != static_cast<int>(output_types.size())) {
     return errors::AttachNodeContext(
@@ -581,6 +590,163 @@ std::string ShapeRefiner::ShapeString(ShapeHandle s) const {
 
 int64_t ShapeRefiner::num_values_evaluated() const {
   return evaluator_ ? evaluator_->num_evaluated() : 0;
+}
+
+// Note [Shapes through functions]
+// A node that calls a function gets the shapes its body returns for its
+// inputs' shapes: the body is instantiated for the call's attrs and refined
+// by a refiner of its own whose `_Arg`s have the inputs' shapes (results are
+// cached per function, attrs and shapes). If and Case relax what their
+// branches return; While starts from its inputs' shapes and relaxes them
+// with what the body returns until they stop changing, as the refiner does
+// for TF1 loops (Note [Loops]). Functional ops whose `output_shapes` attr is
+// set keep it (their shape functions read it), as TensorFlow does. Calls
+// nest at most kMaxFunctionCallDepth deep: a function that calls itself is
+// an error here, not a stack overflow.
+
+Status ShapeRefiner::FunctionCallShapes(
+    const Node& node, const NodeDef& def,
+    std::vector<PartialTensorShape>* outputs, bool* handled) {
+  *handled = false;
+  const std::string& op = def.op();
+  const AttrSlice attrs(def);
+  std::vector<PartialTensorShape> inputs(node.num_inputs());
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    const auto [src, port] = inputs_scratch_[i];
+    if (src >= 0) inputs[i] = OutputPartialShape(src, port);
+  }
+  const DataTypeVector& in_types = node.input_types();
+  const DataTypeVector& out_types = node.output_types();
+  if (IsFunctionalControlFlowOp(op)) {
+    std::vector<PartialTensorShape> given;
+    if (GetNodeAttr(attrs, "output_shapes", &given).ok() && !given.empty()) {
+      return OkStatus();
+    }
+  }
+  auto relax_into = [](const std::vector<PartialTensorShape>& branch,
+                       bool first, std::vector<PartialTensorShape>* out) {
+    if (first) {
+      *out = branch;
+      return;
+    }
+    for (size_t i = 0; i < out->size(); ++i) {
+      (*out)[i] = RelaxShape((*out)[i], branch[i]);
+    }
+  };
+  if (IsIfOp(op) || IsCaseOp(op)) {
+    std::vector<NameAttrList> branches;
+    if (IsIfOp(op)) {
+      branches.resize(2);
+      MF_RETURN_IF_ERROR(GetNodeAttr(attrs, "then_branch", &branches[0]));
+      MF_RETURN_IF_ERROR(GetNodeAttr(attrs, "else_branch", &branches[1]));
+    } else {
+      MF_RETURN_IF_ERROR(GetNodeAttr(attrs, "branches", &branches));
+    }
+    const std::vector<PartialTensorShape> args(inputs.begin() + 1,
+                                               inputs.end());
+    const DataTypeVector arg_types(in_types.begin() + 1, in_types.end());
+    for (size_t b = 0; b < branches.size(); ++b) {
+      std::vector<PartialTensorShape> rets;
+      MF_RETURN_IF_ERROR(
+          CallShapes(branches[b], args, arg_types, out_types, &rets));
+      relax_into(rets, b == 0, outputs);
+    }
+  } else if (IsWhileOp(op)) {
+    NameAttrList cond;
+    NameAttrList body;
+    MF_RETURN_IF_ERROR(GetNodeAttr(attrs, "cond", &cond));
+    MF_RETURN_IF_ERROR(GetNodeAttr(attrs, "body", &body));
+    std::vector<PartialTensorShape> shapes = inputs;
+    std::vector<PartialTensorShape> pred;
+    MF_RETURN_IF_ERROR(CallShapes(cond, shapes, in_types, {}, &pred));
+    if (pred.size() != 1) {
+      return errors::InvalidArgument("While's cond '", cond.name(),
+                                     "' returns ", pred.size(),
+                                     " tensors; it must return one");
+    }
+    constexpr int kMaxPasses = 8;
+    for (int pass = 0; pass < kMaxPasses; ++pass) {
+      std::vector<PartialTensorShape> next;
+      MF_RETURN_IF_ERROR(CallShapes(body, shapes, in_types, in_types, &next));
+      bool changed = false;
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        PartialTensorShape relaxed = pass + 1 == kMaxPasses
+                                         ? PartialTensorShape()
+                                         : RelaxShape(shapes[i], next[i]);
+        changed |= !relaxed.IsIdenticalTo(shapes[i]);
+        shapes[i] = std::move(relaxed);
+      }
+      if (!changed) break;
+    }
+    *outputs = std::move(shapes);
+  } else {
+    NameAttrList call;
+    if (!GetFunctionCall(node, graph_->flib_def(), &call)) return OkStatus();
+    MF_RETURN_IF_ERROR(CallShapes(call, inputs, in_types, out_types, outputs));
+  }
+  *handled = true;
+  return OkStatus();
+}
+
+Status ShapeRefiner::CallShapes(
+    const NameAttrList& call, const std::vector<PartialTensorShape>& arg_shapes,
+    const DataTypeVector& arg_types, const DataTypeVector& ret_types,
+    std::vector<PartialTensorShape>* ret_shapes) {
+  std::vector<std::string> shape_strings;
+  for (const PartialTensorShape& s : arg_shapes) {
+    shape_strings.push_back(s.DebugString());
+  }
+  const std::string key = absl::StrCat(
+      FunctionInstantiationKey(call.name(), AttrSlice(&call.attr())), "(",
+      absl::StrJoin(shape_strings, ","), ")");
+  auto cached = call_cache_.find(key);
+  if (cached != call_cache_.end()) {
+    *ret_shapes = cached->second;
+    return OkStatus();
+  }
+  if (call_depth_ >= kMaxFunctionCallDepth) {
+    return errors::InvalidArgument(
+        "Function calls nest more than ", kMaxFunctionCallDepth,
+        " deep at a call of '", call.name(),
+        "': a function that calls itself without end cannot be run");
+  }
+  FunctionBody body;
+  MF_RETURN_IF_ERROR(InstantiateFunctionBody(graph_->shared_flib_def(), call,
+                                             graph_->versions(), &body));
+  auto types_error = [&](const char* what, const DataTypeVector& expected,
+                         const DataTypeVector& actual) {
+    return errors::InvalidArgument("Function '", call.name(), "' ", what, " (",
+                                   DataTypeSliceString(actual),
+                                   ") but the call has (",
+                                   DataTypeSliceString(expected), ")");
+  };
+  if (body.arg_nodes.size() != arg_shapes.size() ||
+      (!arg_types.empty() && body.arg_types != arg_types)) {
+    return types_error("takes", arg_types, body.arg_types);
+  }
+  if (!ret_types.empty() && body.ret_types != ret_types) {
+    return types_error("returns", ret_types, body.ret_types);
+  }
+  ShapeRefiner refiner(graph_def_version_, body.graph->op_registry());
+  refiner.SetFunctionArgs(arg_shapes, call_depth_ + 1);
+  Status refined = refiner.RefineGraph(*body.graph);
+  if (!refined.ok()) {
+    if (absl::StartsWith(refined.message(), "In function '") ||
+        absl::StartsWith(refined.message(), "Function calls nest")) {
+      return refined;  // said where already
+    }
+    return Status(refined.code(), absl::StrCat("In function '", call.name(),
+                                               "': ", refined.message()));
+  }
+  ret_shapes->clear();
+  for (const Node* ret : body.ret_nodes) {
+    const Edge* in = nullptr;
+    MF_RETURN_IF_ERROR(ret->input_edge(0, &in));
+    ret_shapes->push_back(
+        refiner.OutputPartialShape(in->src->id(), in->src_output));
+  }
+  call_cache_.emplace(key, *ret_shapes);
+  return OkStatus();
 }
 
 }  // namespace minflow

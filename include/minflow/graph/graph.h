@@ -21,6 +21,7 @@
 
 namespace minflow {
 
+class FunctionLibraryDefinition;
 class Graph;
 class Node;
 class OpDef;
@@ -173,18 +174,34 @@ class Graph {
 
   const VersionDef& versions() const { return versions_; }
   void set_versions(const VersionDef& versions) { versions_ = versions; }
+  // Resolves the nodes' ops: the registry the graph was made with, or the
+  // function library that wraps it (set_flib_def).
   const OpRegistryInterface* op_registry() const { return ops_; }
+
+  // The functions the graph's nodes may call (its GraphDef's `library`);
+  // null when it has none. Clones share it.
+  const FunctionLibraryDefinition* flib_def() const { return flib_def_.get(); }
+  const std::shared_ptr<const FunctionLibraryDefinition>& shared_flib_def()
+      const {
+    return flib_def_;
+  }
+  // Makes `library` (which must wrap op_registry()) the graph's library and
+  // op registry, so nodes whose op is a function name resolve. Set it before
+  // adding such nodes; null restores the registry the library wrapped.
+  void set_flib_def(std::shared_ptr<const FunctionLibraryDefinition> library);
 
   // Exports nodes in id order with inputs rebuilt from the edges: data
   // inputs in port order, then "^control" inputs; assigned devices replace
-  // requested ones. With `add_shapes`, every node with inferred shapes gets
+  // requested ones; the function library becomes `library`. With
+  // `add_shapes`, every node with inferred shapes gets
   // them as TensorFlow's `_output_shapes` attr (a list of shapes).
   void ToGraphDef(GraphDef* graph_def, bool add_shapes = false) const;
 
  private:
   Node* NewNode();
 
-  const OpRegistryInterface* const ops_;
+  const OpRegistryInterface* ops_;
+  std::shared_ptr<const FunctionLibraryDefinition> flib_def_;
   VersionDef versions_;
   // Nodes and edges live in blocks the graph owns (a 100k-node import would
   // otherwise make 200k small allocations, and as many frees); removed ones

@@ -24,6 +24,7 @@ namespace minflow {
 class ConstantEvaluator;
 class Graph;
 class Node;
+class NameAttrList;
 class NodeDef;
 class OpRegistryInterface;
 struct OpRegistrationData;
@@ -41,6 +42,13 @@ class ShapeRefiner {
   ~ShapeRefiner();
   ShapeRefiner(const ShapeRefiner&) = delete;
   ShapeRefiner& operator=(const ShapeRefiner&) = delete;
+
+  // For refining a function body (graph/function_body.h): `_Arg` node i
+  // gets shapes[i], and calls inside the body count one level deeper.
+  void SetFunctionArgs(std::vector<PartialTensorShape> shapes, int call_depth) {
+    arg_shapes_ = std::move(shapes);
+    call_depth_ = call_depth;
+  }
 
   // Runs every node of `graph` in topological order and keeps the results;
   // `graph` must not change while the refiner's results are read. Stops at
@@ -87,6 +95,18 @@ class ShapeRefiner {
   // Values of `node`'s integer outputs, from its inputs' values.
   void ComputeValues(const Node& node, const NodeDef& def,
                      shape_inference::InferenceContext* c);
+  // Output shapes of a node that calls functions (Note [Shapes through
+  // functions]); `*handled` false when the op's shape function decides.
+  Status FunctionCallShapes(const Node& node, const NodeDef& def,
+                            std::vector<PartialTensorShape>* outputs,
+                            bool* handled);
+  // The shapes `call` returns for arguments of `arg_shapes`, checking the
+  // argument and result types when given (non-empty).
+  Status CallShapes(const NameAttrList& call,
+                    const std::vector<PartialTensorShape>& arg_shapes,
+                    const DataTypeVector& arg_types,
+                    const DataTypeVector& ret_types,
+                    std::vector<PartialTensorShape>* ret_shapes);
   const NodeDef* WithDefaults(const NodeDef& node_def,
                               const OpRegistrationData& reg);
 
@@ -107,6 +127,12 @@ class ShapeRefiner {
   std::deque<NodeDef> defaulted_nodes_;
   std::deque<Tensor> values_;
   int64_t num_refined_ = 0;
+  // Set while Refine runs: the graph (for its function library).
+  const Graph* graph_ = nullptr;
+  std::vector<PartialTensorShape> arg_shapes_;
+  int call_depth_ = 0;
+  // CallShapes results by function, attrs and argument shapes.
+  absl::flat_hash_map<std::string, std::vector<PartialTensorShape>> call_cache_;
 };
 
 }  // namespace minflow

@@ -76,6 +76,15 @@ float ConstValue(const Node& n) {
   return t.scalar<float>()();
 }
 
+// What the pipeline recorded for this pass (others run too).
+const GraphPassRecord* FoldingRecord(
+    const std::vector<GraphPassRecord>& records) {
+  for (const GraphPassRecord& r : records) {
+    if (r.name() == "constant_folding") return &r;
+  }
+  return nullptr;
+}
+
 TEST(ConstantFoldingTest, FoldsAChainOfConstantsIntoOne) {
   Prepared p = Prepare(kGraph, {"x"}, {"out"});
   const Graph& g = *p.graph.graph;
@@ -92,9 +101,9 @@ TEST(ConstantFoldingTest, FoldsAChainOfConstantsIntoOne) {
   const Edge* in1;
   MF_ASSERT_OK(out->input_edge(1, &in1));
   EXPECT_EQ(folded, in1->src);
-  ASSERT_EQ(1u, p.graph.passes.size());
-  const GraphPassRecord& record = p.graph.passes[0];
-  EXPECT_EQ("constant_folding", record.name());
+  const GraphPassRecord* found = FoldingRecord(p.graph.passes);
+  ASSERT_NE(nullptr, found);
+  const GraphPassRecord& record = *found;
   EXPECT_TRUE(record.ran());
   // _arg, out, _retval, two..prod (5) -> _arg, out, _retval, prod/folded.
   EXPECT_EQ(8, record.nodes_before());
@@ -104,8 +113,9 @@ TEST(ConstantFoldingTest, FoldsAChainOfConstantsIntoOne) {
 TEST(ConstantFoldingTest, SwitchedOffLeavesTheGraph) {
   Prepared p = Prepare(kGraph, {"x"}, {"out"}, {}, /*folding=*/false);
   EXPECT_NE(nullptr, p.graph.graph->FindNodeByName("sum"));
-  ASSERT_EQ(1u, p.graph.passes.size());
-  EXPECT_FALSE(p.graph.passes[0].ran());
+  const GraphPassRecord* record = FoldingRecord(p.graph.passes);
+  ASSERT_NE(nullptr, record);
+  EXPECT_FALSE(record->ran());
 }
 
 TEST(ConstantFoldingTest, KeepsControlOrder) {
@@ -244,9 +254,11 @@ TEST(ConstantFoldingTest, SessionResultsAreTheSameWithAndWithout) {
     MF_ASSERT_OK((*session)->Run(RunOptions(), {{"x", x}}, {"out"}, {}, &out,
                                  &metadata));
     results.push_back(out[0].scalar<float>()());
-    ASSERT_EQ(1, metadata.graph_passes_size());
-    EXPECT_EQ(toggle == RewriterConfig::DEFAULT,
-              metadata.graph_passes(0).ran());
+    const std::vector<GraphPassRecord> records(metadata.graph_passes().begin(),
+                                               metadata.graph_passes().end());
+    const GraphPassRecord* record = FoldingRecord(records);
+    ASSERT_NE(nullptr, record);
+    EXPECT_EQ(toggle == RewriterConfig::DEFAULT, record->ran());
   }
   EXPECT_EQ(21.5f, results[0]);
   EXPECT_EQ(results[0], results[1]);
