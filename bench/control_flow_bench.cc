@@ -10,18 +10,30 @@
 //                         inter-op threads and one intra-op thread (so any
 //                         speed-up comes from running iterations at once).
 //
+//   FunctionalWhile       the same count with a functional While (cond
+//                         Less(i, limit), body one AddV2), lowered by the
+//                         lower_functional_ops pass before it runs.
+//   CallChain/K/inlined   K calls in a chain of a function adding 1
+//                         (PartitionedCall), against the same K Const+AddV2
+//                         written into the graph: per_call difference is
+//                         what a call costs over inlining by hand.
+//
 // Per-iteration figures are the `per_iteration` counters.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
 #include "benchmark/benchmark.h"
+#include "google/protobuf/text_format.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/tensor.h"
 #include "minflow/framework/device.h"
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
 #include "tests/testlib/tf1_graph_builder.h"
 
@@ -95,6 +107,145 @@ void BM_Reference_BareAddV2(benchmark::State& state) {
   SetPerIteration(state, n);
 }
 BENCHMARK(BM_Reference_BareAddV2)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+GraphDef ParseGraph(const std::string& text) {
+  GraphDef graph;
+  google::protobuf::TextFormat::ParseFromString(text, &graph);
+  return graph;
+}
+
+// i and limit as loop variables; cond i < limit; body i + 1.
+GraphDef FunctionalWhileGraph() {
+  return ParseGraph(R"txt(
+    node { name: "start" op: "Placeholder"
+           attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "limit" op: "Placeholder"
+           attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "loop" op: "StatelessWhile" input: "start" input: "limit"
+           attr { key: "T" value { list { type: DT_INT32 type: DT_INT32 } } }
+           attr { key: "cond" value { func { name: "less" } } }
+           attr { key: "body" value { func { name: "inc" } } } }
+    library {
+      function {
+        signature { name: "less"
+          input_arg { name: "i" type: DT_INT32 }
+          input_arg { name: "n" type: DT_INT32 }
+          output_arg { name: "ok" type: DT_BOOL } }
+        node_def { name: "l" op: "Less" input: "i" input: "n"
+                   attr { key: "T" value { type: DT_INT32 } } }
+        ret { key: "ok" value: "l:z:0" }
+      }
+      function {
+        signature { name: "inc"
+          input_arg { name: "i" type: DT_INT32 }
+          input_arg { name: "n" type: DT_INT32 }
+          output_arg { name: "next" type: DT_INT32 }
+          output_arg { name: "same" type: DT_INT32 } }
+        node_def { name: "one" op: "Const"
+          attr { key: "dtype" value { type: DT_INT32 } }
+          attr { key: "value" value {
+            tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+        node_def { name: "add" op: "AddV2" input: "i" input: "one:output:0"
+                   attr { key: "T" value { type: DT_INT32 } } }
+        ret { key: "next" value: "add:z:0" }
+        ret { key: "same" value: "n" }
+      }
+    })txt");
+}
+
+void BM_FunctionalWhile(benchmark::State& state) {
+  const int32_t n = static_cast<int32_t>(state.range(0));
+  auto session = Session::Create(FunctionalWhileGraph(), Threads(1, 1));
+  if (!session.ok()) {
+    return state.SkipWithError(std::string(session.status().message()).c_str());
+  }
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"start", Tensor(int32_t{0})}, {"limit", Tensor(n)}};
+  std::vector<Tensor> out;
+  for (auto _ : state) {
+    if (!(*session)->Run(feeds, {"loop:0"}, {}, &out).ok() ||
+        out[0].scalar<int32_t>()() != n) {
+      return state.SkipWithError("run");
+    }
+  }
+  SetPerIteration(state, n);
+}
+BENCHMARK(BM_FunctionalWhile)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+
+// x + 1 + 1 ... (k times), through calls of `add_one` or written out.
+GraphDef CallChainGraph(int k, bool inlined) {
+  std::string text = R"txt(
+    node { name: "n0" op: "Placeholder"
+           attr { key: "dtype" value { type: DT_FLOAT } } })txt";
+  for (int i = 1; i <= k; ++i) {
+    if (inlined) {
+      absl::StrAppend(&text, absl::Substitute(R"txt(
+        node { name: "one$0" op: "Const"
+          attr { key: "dtype" value { type: DT_FLOAT } }
+          attr { key: "value" value {
+            tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+        node { name: "n$0" op: "AddV2" input: "n$1" input: "one$0"
+               attr { key: "T" value { type: DT_FLOAT } } })txt",
+                                              i, i - 1));
+    } else {
+      absl::StrAppend(&text, absl::Substitute(R"txt(
+        node { name: "n$0" op: "PartitionedCall" input: "n$1"
+          attr { key: "Tin" value { list { type: DT_FLOAT } } }
+          attr { key: "Tout" value { list { type: DT_FLOAT } } }
+          attr { key: "f" value { func { name: "add_one" } } } })txt",
+                                              i, i - 1));
+    }
+  }
+  absl::StrAppend(&text, R"txt(
+    library { function {
+      signature { name: "add_one"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT } }
+      node_def { name: "one" op: "Const"
+        attr { key: "dtype" value { type: DT_FLOAT } }
+        attr { key: "value" value {
+          tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+      node_def { name: "add" op: "AddV2" input: "x" input: "one:output:0"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "y" value: "add:z:0" } } })txt");
+  return ParseGraph(text);
+}
+
+void BM_CallChain(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  const bool inlined = state.range(1) != 0;
+  SessionOptions options = Threads(1, 1);
+  // Folding would turn the written-out chain into one Const; the calls
+  // would fold too once inlined. Neither is what is measured here.
+  options.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_constant_folding(RewriterConfig::OFF);
+  auto session = Session::Create(CallChainGraph(k, inlined), options);
+  if (!session.ok()) {
+    return state.SkipWithError(std::string(session.status().message()).c_str());
+  }
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"n0", Tensor(0.0f)}};
+  const std::string fetch = absl::StrCat("n", k);
+  std::vector<Tensor> out;
+  for (auto _ : state) {
+    if (!(*session)->Run(feeds, {fetch}, {}, &out).ok() ||
+        out[0].scalar<float>()() != static_cast<float>(k)) {
+      return state.SkipWithError("run");
+    }
+  }
+  state.counters["per_call"] = benchmark::Counter(
+      static_cast<double>(k) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_CallChain)
+    ->ArgNames({"calls", "inlined"})
+    ->Args({1000, 0})
+    ->Args({1000, 1})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ParallelIterations(benchmark::State& state) {
   auto session = Session::Create(testing::IndependentMatMulLoopGraph(

@@ -4,6 +4,8 @@
 // control flow the executor runs (Switch/Merge conditionals,
 // Enter/Merge/Switch/Exit/NextIteration loops), before placement. See Note
 // [Lowering functional ops].
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +17,7 @@
 #include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
+#include "minflow/graph/control_flow.h"
 #include "minflow/graph/function_body.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/optimization_registry.h"
@@ -28,15 +31,17 @@ namespace minflow {
 // adds (the branch calls a lowered If makes, the body of an inlined
 // function with its own If or calls) is handled by a later step of the same
 // walk. Each rewrite keeps TensorFlow's semantics:
-//  - Inlining a call copies the body under "<call>/". Each input goes
-//    through an Identity that also waits for the call's control inputs, so
-//    nothing of the body starts early; body nodes without inputs (Consts)
-//    wait on a NoOp after those Identities, which puts them in the caller's
-//    frame and makes them dead when the call is (a control edge out of a
-//    Switch would be live either way, hence Identities, not the inputs
-//    themselves). Outputs leave through Identities; the call's control
-//    consumers wait on a NoOp after them and the function's control_ret
-//    nodes. Body nodes without a device take the call's.
+//  - Inlining a call copies the body under "<call>/"; it reads the call's
+//    inputs and its consumers read its results directly. A call with
+//    control inputs passes each input through an Identity that waits for
+//    them, so nothing of the body starts early. Body nodes without inputs
+//    (Consts) wait on the inputs' producers (through a NoOp when there are
+//    several), which puts them in the caller's frame and makes them dead
+//    when the call is; a Switch's control edges are live whichever output
+//    it took, so a Switch output is first passed through an Identity (a
+//    pivot). The call's control consumers wait on a NoOp after the results
+//    and the function's control_ret nodes. Body nodes without a device
+//    take the call's.
 //  - If: every input goes through a Switch on the predicate; the then and
 //    else calls read the true and false outputs and wait on pivots
 //    (Identities of a Switch of the predicate), so a branch without inputs
@@ -207,19 +212,49 @@ Status InlineCall(const NameAttrList& call, Node* node, Graph* graph) {
   }
 
   Rewriter rw(graph, *node);
-  std::vector<Node*> arg_ids(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    MF_ASSIGN_OR_RETURN(arg_ids[i],
-                        rw.Identity(absl::StrCat("input_", i), inputs[i].first,
-                                    inputs[i].second));
-    for (Node* c : control_inputs) graph->AddControlEdge(c, arg_ids[i]);
+  // Where each argument comes from: with control inputs, an Identity that
+  // waits for them, so nothing of the body starts early; else the input.
+  std::vector<std::pair<Node*, int>> args = inputs;
+  if (!control_inputs.empty()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      MF_ASSIGN_OR_RETURN(
+          Node * id, rw.Identity(absl::StrCat("input_", i), inputs[i].first,
+                                 inputs[i].second));
+      for (Node* c : control_inputs) graph->AddControlEdge(c, id);
+      args[i] = {id, 0};
+    }
   }
+  // A node whose control edges are live exactly when tensor `t` is: its
+  // producer, except for a Switch (live whichever output it took), which
+  // gets an Identity of the output.
+  std::map<std::pair<Node*, int>, Node*> pivots;
+  auto control_source = [&](std::pair<Node*, int> t) -> StatusOr<Node*> {
+    if (!IsSwitchOp(t.first->type_string())) return t.first;
+    auto it = pivots.find(t);
+    if (it != pivots.end()) return it->second;
+    MF_ASSIGN_OR_RETURN(
+        Node * pivot,
+        rw.Identity(absl::StrCat("pivot_", pivots.size()), t.first, t.second));
+    pivots[t] = pivot;
+    return pivot;
+  };
+  // What body nodes without inputs (Consts) wait for: every argument and
+  // control input, through one NoOp unless there is a single source.
   Node* input_control = nullptr;
   auto input_control_node = [&]() -> StatusOr<Node*> {
     if (input_control != nullptr) return input_control;
+    std::vector<Node*> sources(control_inputs.begin(), control_inputs.end());
+    for (const auto& arg : args) {
+      MF_ASSIGN_OR_RETURN(Node * source, control_source(arg));
+      if (std::find(sources.begin(), sources.end(), source) == sources.end()) {
+        sources.push_back(source);
+      }
+    }
+    if (sources.size() == 1) return input_control = sources[0];
     MF_ASSIGN_OR_RETURN(input_control, rw.NoOp("input_control_node"));
-    for (Node* c : control_inputs) graph->AddControlEdge(c, input_control);
-    for (Node* a : arg_ids) graph->AddControlEdge(a, input_control);
+    for (Node* source : sources) {
+      graph->AddControlEdge(source, input_control);
+    }
     return input_control;
   };
 
@@ -240,7 +275,7 @@ Status InlineCall(const NameAttrList& call, Node* node, Graph* graph) {
     if (e->src->IsOp("_Arg")) {
       int64_t index = 0;
       GetNodeAttr(AttrSlice(e->src->def()), "index", &index).IgnoreError();
-      return {arg_ids[index], 0};
+      return args[index];
     }
     return {copies.at(e->src), e->src_output};
   };
@@ -260,7 +295,8 @@ Status InlineCall(const NameAttrList& call, Node* node, Graph* graph) {
       has_inputs = true;
       if (e->IsControlEdge()) {
         if (e->src->IsOp("_Arg")) {
-          graph->AddControlEdge(source(e).first, copy);
+          MF_ASSIGN_OR_RETURN(Node * c, control_source(source(e)));
+          graph->AddControlEdge(c, copy);
         } else {
           graph->AddControlEdge(copies.at(e->src), copy);
         }
@@ -274,29 +310,22 @@ Status InlineCall(const NameAttrList& call, Node* node, Graph* graph) {
       graph->AddControlEdge(ic, copy);
     }
   }
-  std::vector<std::pair<Node*, int>> outputs(results.size());
-  for (size_t j = 0; j < results.size(); ++j) {
-    MF_ASSIGN_OR_RETURN(
-        Node * out, rw.Identity(absl::StrCat("output_", j), results[j].first,
-                                results[j].second));
-    if (j < node->output_shapes().size()) {
-      out->set_output_shapes({node->output_shape(static_cast<int>(j))});
-    }
-    outputs[j] = {out, 0};
-  }
+  // Consumers read the body's results directly.
+  const std::vector<std::pair<Node*, int>>& outputs = results;
   Node* output_control = nullptr;
   if (HasControlConsumers(*node)) {
     MF_ASSIGN_OR_RETURN(output_control, rw.NoOp("output_control_node"));
-    for (const auto& [out, port] : outputs) {
-      graph->AddControlEdge(out, output_control);
+    for (const auto& out : outputs) {
+      MF_ASSIGN_OR_RETURN(Node * c, control_source(out));
+      graph->AddControlEdge(c, output_control);
     }
     for (const Node* n : body.control_ret_nodes) {
       graph->AddControlEdge(copies.at(n), output_control);
     }
     if (outputs.empty() && body.control_ret_nodes.empty()) {
       // Still after the inputs, as the call itself would be.
-      for (Node* a : arg_ids) graph->AddControlEdge(a, output_control);
-      for (Node* c : control_inputs) graph->AddControlEdge(c, output_control);
+      MF_ASSIGN_OR_RETURN(Node * after_inputs, input_control_node());
+      graph->AddControlEdge(after_inputs, output_control);
     }
   }
   MoveOutEdges(graph, *node, outputs, output_control);
