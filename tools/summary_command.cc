@@ -14,10 +14,12 @@
 #include "minflow/core/status.h"
 #include "minflow/core/tensor_shape.h"
 #include "minflow/core/types.h"
+#include "minflow/framework/function.h"
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/function_body.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/tensor.pb.h"
 #include "tools/command.h"
@@ -37,8 +39,11 @@ running it, so it works on graphs this binary cannot run:
   ops         node counts per op type, most frequent first
   parameters  the values held by Const nodes, and their bytes
   producer    the TensorFlow graph version that wrote it (versions.producer)
-  missing     ops this binary does not register, and nodes whose op has no
-              CPU kernel for their attrs (load a library with --load)
+  functions   how many functions the graph's library defines
+  missing     ops this binary does not register, and nodes (of the graph
+              and of its functions) whose op has no CPU kernel for their
+              attrs (load a library with --load); function calls and
+              If/Case/While need none: they run as their functions' bodies
 
 Examples:
   minflow summary examples/graphs/digits_mlp.pbtxt
@@ -166,20 +171,43 @@ int SummaryMain(const CommandContext& ctx) {
      << (num_consts == 1 ? " Const" : " Consts") << " (" << ByteCount(num_bytes)
      << ")\n";
 
-  // What this binary lacks: ops no one registered, and nodes whose op has no
-  // CPU kernel for their attrs (the CPU always exists, so those cannot run).
+  FunctionLibraryDefinition library(OpRegistry::Global());
+  const Status library_ok = library.AddLibrary(graph_def.library());
+  os << "functions: " << graph_def.library().function_size();
+  if (!library_ok.ok()) os << " (invalid: " << library_ok.message() << ")";
+  os << "\n";
+
+  // What this binary lacks: ops no one registered, and nodes (of the graph
+  // and of its functions) whose op has no CPU kernel for their attrs (the
+  // CPU always exists, so those cannot run). Calls and If/Case/While have
+  // none: they run as their functions' bodies once lowered.
   std::map<std::string, int> unregistered;
   std::map<std::string, int> no_cpu_kernel;
-  for (NodeDef node : graph_def.node()) {
-    const OpDef* op_def = nullptr;
-    if (!OpRegistry::Global()->LookUpOpDef(node.op(), &op_def).ok()) {
+  auto check = [&](NodeDef node) {
+    const OpRegistrationData* reg = nullptr;
+    if (!library.LookUp(node.op(), &reg).ok()) {
       ++unregistered[node.op()];
-      continue;
+      return;
     }
-    AddDefaultsToNodeDef(*op_def, &node);
+    if (reg->is_function_op || IsPartitionedCallOp(node.op()) ||
+        IsFunctionalControlFlowOp(node.op())) {
+      return;
+    }
+    AddDefaultsToNodeDef(reg->op_def, &node);
     const KernelDef* kernel = nullptr;
     if (!FindKernelDef(DEVICE_CPU, node, &kernel, nullptr).ok()) {
       ++no_cpu_kernel[node.op()];
+    }
+  };
+  for (const NodeDef& node : graph_def.node()) check(node);
+  for (const FunctionDef& f : graph_def.library().function()) {
+    // Placeholder attrs ("$T") are the call's: only fixed ones are checked.
+    for (const NodeDef& node : f.node_def()) {
+      bool has_placeholder = false;
+      for (const auto& [key, value] : node.attr()) {
+        has_placeholder |= !value.placeholder().empty();
+      }
+      if (!has_placeholder) check(node);
     }
   }
   os << "missing in this binary:";
