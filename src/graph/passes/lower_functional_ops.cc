@@ -55,6 +55,11 @@ namespace minflow {
 
 namespace {
 
+// Inlining may grow a graph to 16 times its nodes and its library's, or to
+// this many, whichever is more; beyond that it is refused: a chain of
+// functions each calling the next twice doubles at every level.
+constexpr int64_t kMinNodeLimit = 100000;
+
 class LowerFunctionalOpsPass : public GraphOptimizationPass {
  public:
   absl::string_view name() const override { return "lower_functional_ops"; }
@@ -176,13 +181,50 @@ bool HasControlConsumers(const Node& node) {
   return false;
 }
 
-Status InlineCall(const NameAttrList& call, Node* node, Graph* graph) {
-  FunctionBody body;
-  MF_RETURN_IF_ERROR(InstantiateFunctionBody(graph->shared_flib_def(), call,
-                                             graph->versions(), &body));
+// Bodies instantiated, imported and refined once per function, attrs and
+// argument shapes, for every call of the pass's run to copy.
+class BodyCache {
+ public:
+  StatusOr<const FunctionBody*> Get(const NameAttrList& call,
+                                    const std::vector<PartialTensorShape>& args,
+                                    const Graph& graph) {
+    std::string key =
+        FunctionInstantiationKey(call.name(), AttrSlice(&call.attr()));
+    for (const PartialTensorShape& s : args) {
+      absl::StrAppend(&key, "|", s.DebugString());
+    }
+    auto it = bodies_.find(key);
+    if (it != bodies_.end()) return it->second.get();
+    auto body = std::make_unique<FunctionBody>();
+    MF_RETURN_IF_ERROR(InstantiateFunctionBody(graph.shared_flib_def(), call,
+                                               graph.versions(), body.get()));
+    // Shapes for the copies. A body whose shapes do not refine here (they
+    // did when the graph was prepared) is copied without them.
+    ShapeRefiner refiner(graph.versions().producer(),
+                         body->graph->op_registry());
+    refiner.SetFunctionArgs(args, 0);
+    if (refiner.RefineGraph(*body->graph).ok()) {
+      refiner.AttachShapes(body->graph.get());
+    }
+    return bodies_.emplace(key, std::move(body)).first->second.get();
+  }
+
+ private:
+  absl::flat_hash_map<std::string, std::unique_ptr<FunctionBody>> bodies_;
+};
+
+Status InlineCall(const NameAttrList& call, Node* node, Graph* graph,
+                  BodyCache* cache) {
   std::vector<std::pair<Node*, int>> inputs;
   std::vector<Node*> control_inputs;
   Inputs(*node, &inputs, &control_inputs);
+  std::vector<PartialTensorShape> arg_shapes;
+  for (const auto& [src, port] : inputs) {
+    arg_shapes.push_back(src->output_shape(port));
+  }
+  MF_ASSIGN_OR_RETURN(const FunctionBody* cached,
+                      cache->Get(call, arg_shapes, *graph));
+  const FunctionBody& body = *cached;
   if (body.arg_types.size() != inputs.size() ||
       body.ret_types.size() != static_cast<size_t>(node->num_outputs())) {
     return errors::InvalidArgument(
@@ -199,16 +241,6 @@ Status InlineCall(const NameAttrList& call, Node* node, Graph* graph) {
           "; the call gives ",
           DataTypeString(node->input_type(static_cast<int>(i))));
     }
-  }
-  // Shapes for the copied nodes, from the call's inputs.
-  std::vector<PartialTensorShape> arg_shapes;
-  for (const auto& [src, port] : inputs) {
-    arg_shapes.push_back(src->output_shape(port));
-  }
-  ShapeRefiner refiner(graph->versions().producer(), body.graph->op_registry());
-  refiner.SetFunctionArgs(arg_shapes, 0);
-  if (refiner.RefineGraph(*body.graph).ok()) {
-    refiner.AttachShapes(body.graph.get());
   }
 
   Rewriter rw(graph, *node);
@@ -605,14 +637,14 @@ Status LowerWhile(Node* node, Graph* graph) {
   return OkStatus();
 }
 
-Status LowerNode(Node* node, Graph* graph) {
+Status LowerNode(Node* node, Graph* graph, BodyCache* cache) {
   const std::string& op = node->type_string();
   if (IsIfOp(op)) return LowerIf(node, graph);
   if (IsCaseOp(op)) return LowerCase(node, graph);
   if (IsWhileOp(op)) return LowerWhile(node, graph);
   NameAttrList call;
   if (GetFunctionCall(*node, graph->flib_def(), &call)) {
-    return InlineCall(call, node, graph);
+    return InlineCall(call, node, graph, cache);
   }
   return OkStatus();
 }
@@ -621,6 +653,16 @@ Status LowerFunctionalOpsPass::Run(const GraphOptimizationContext& /*context*/,
                                    Graph* graph) const {
   // Call depth of the nodes inlining made, by id (absent: 0).
   absl::flat_hash_map<int, int> depth;
+  BodyCache cache;
+  // Inlining may grow a graph several times over, but not without bound.
+  int64_t library_nodes = 0;
+  if (graph->flib_def() != nullptr) {
+    for (const std::string& f : graph->flib_def()->ListFunctionNames()) {
+      library_nodes += graph->flib_def()->Find(f)->node_def_size();
+    }
+  }
+  const int64_t max_nodes = std::max<int64_t>(
+      kMinNodeLimit, 16 * (graph->num_nodes() + library_nodes));
   for (int id = 0; id < graph->num_node_ids(); ++id) {
     Node* node = graph->FindNodeId(id);
     if (node == nullptr) continue;
@@ -628,6 +670,13 @@ Status LowerFunctionalOpsPass::Run(const GraphOptimizationContext& /*context*/,
     NameAttrList call;
     const bool is_call = GetFunctionCall(*node, graph->flib_def(), &call);
     if (!is_call && !IsFunctionalControlFlowOp(op)) continue;
+    if (graph->num_nodes() > max_nodes) {
+      return errors::ResourceExhausted(
+          "Inlining functions would make the graph more than ", max_nodes,
+          " nodes (functions that call others many times "
+          "over multiply); stopped at a call of '",
+          node->type_string(), "' by node '", node->name(), "'");
+    }
     auto it = depth.find(id);
     const int level = it == depth.end() ? 0 : it->second;
     if (level >= kMaxFunctionCallDepth) {
@@ -641,7 +690,7 @@ Status LowerFunctionalOpsPass::Run(const GraphOptimizationContext& /*context*/,
     const std::string name = node->name();
     const int first_new = graph->num_node_ids();
     MF_RETURN_IF_ERROR(
-        errors::AttachNodeContext(LowerNode(node, graph), name, op));
+        errors::AttachNodeContext(LowerNode(node, graph, &cache), name, op));
     // Inlining goes one level deeper; lowering makes calls at this level.
     const int next = is_call ? level + 1 : level;
     for (int added = first_new; added < graph->num_node_ids(); ++added) {

@@ -371,5 +371,54 @@ TEST(LowerFunctionalOpsTest, SwitchingThePassOffKeepsTheCalls) {
   EXPECT_NE(prepared.graph->FindNodeByName("call"), nullptr);
 }
 
+TEST(LowerFunctionalOpsTest, InliningThatWouldExplodeIsRefused) {
+  // f0 calls f1 twice, f1 calls f2 twice, ...: 2^24 copies of f24's body.
+  GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node { name: "call" op: "f0" input: "x" }
+  )pb");
+  constexpr int kLevels = 25;
+  for (int level = 0; level < kLevels; ++level) {
+    FunctionDef* f = graph.mutable_library()->add_function();
+    f->mutable_signature()->set_name(absl::StrCat("f", level));
+    auto* in = f->mutable_signature()->add_input_arg();
+    in->set_name("x");
+    in->set_type(DT_FLOAT);
+    auto* out = f->mutable_signature()->add_output_arg();
+    out->set_name("y");
+    out->set_type(DT_FLOAT);
+    if (level + 1 == kLevels) {
+      (*f->mutable_ret())["y"] = "x";
+      continue;
+    }
+    const std::string next = absl::StrCat("f", level + 1);
+    NodeDef* a = f->add_node_def();
+    a->set_name("a");
+    a->set_op(next);
+    a->add_input("x");
+    NodeDef* b = f->add_node_def();
+    b->set_name("b");
+    b->set_op(next);
+    b->add_input("a:y:0");
+    (*f->mutable_ret())["y"] = "b:y:0";
+  }
+  std::unique_ptr<GraphPipeline> pipeline;
+  MF_ASSERT_OK(
+      GraphPipeline::Prepare(graph, GraphPipelineOptions(), &pipeline));
+  PreparedGraph prepared;
+  EXPECT_THAT(pipeline->PrepareForSignature({"x"}, {"call"}, {},
+                                            SignatureOptions(), &prepared),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr("more than 100000 nodes"),
+                             HasSubstr("lower_functional_ops"))));
+}
+
 }  // namespace
 }  // namespace minflow
