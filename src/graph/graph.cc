@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <deque>
 
+#include "absl/container/node_hash_set.h"
+#include "absl/synchronization/mutex.h"
 #include "minflow/attr_value.pb.h"
 #include "minflow/core/logging.h"
 #include "minflow/framework/function.h"
@@ -14,6 +16,27 @@
 namespace minflow {
 
 bool Node::IsStateful() const { return op_def_->is_stateful(); }
+
+const std::string Node::kNoDevice;
+
+void Node::set_assigned_device_name(absl::string_view name) {
+  if (name.empty()) {
+    assigned_device_ = &kNoDevice;
+    return;
+  }
+  // Placement sets the same few names on every node: the last one is
+  // remembered per thread, so the lock is rare.
+  thread_local const std::string* last = nullptr;
+  if (last != nullptr && *last == name) {
+    assigned_device_ = last;
+    return;
+  }
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* names = new absl::node_hash_set<std::string>();
+  absl::MutexLock lock(&mu);
+  last = &*names->emplace(name).first;
+  assigned_device_ = last;
+}
 
 Status Node::input_edge(int index, const Edge** edge) const {
   for (const Edge* e : in_edges_) {
@@ -260,7 +283,7 @@ void Graph::ToGraphDef(GraphDef* graph_def, bool add_shapes) const {
                          : absl::StrCat(e->src->name(), ":", e->src_output));
     }
     for (const Edge* e : control) def->add_input("^" + e->src->name());
-    if (!n->assigned_device_.empty()) def->set_device(n->assigned_device_);
+    if (!n->assigned_device_->empty()) def->set_device(*n->assigned_device_);
     if (add_shapes && !n->output_shapes_.empty()) {
       AttrValue shapes;
       for (const PartialTensorShape& shape : n->output_shapes_) {

@@ -736,6 +736,8 @@ Status Executor::Create(const ExecutorOptions& options,
   }
   std::vector<int> item_of(graph->num_node_ids(), -1);
   impl.items.resize(order.size());
+  const std::string* last_device_name = nullptr;
+  Device* last_device = nullptr;
   for (size_t i = 0; i < order.size(); ++i) {
     Node* n = order[i];
     item_of[n->id()] = static_cast<int>(i);
@@ -768,14 +770,19 @@ Status Executor::Create(const ExecutorOptions& options,
       item.is_constant_enter = is_constant;
     }
     if (item.is_exit) frame.exits.push_back(static_cast<int>(i));
-    auto it = devices.find(n->assigned_device_name());
-    if (it == devices.end()) {
-      return errors::AttachNodeContext(
-          errors::Internal("Node is assigned to unknown device '",
-                           n->assigned_device_name(), "'"),
-          n->name(), n->type_string());
+    // Device names are interned: most nodes share the previous one's.
+    if (&n->assigned_device_name() != last_device_name) {
+      auto it = devices.find(n->assigned_device_name());
+      if (it == devices.end()) {
+        return errors::AttachNodeContext(
+            errors::Internal("Node is assigned to unknown device '",
+                             n->assigned_device_name(), "'"),
+            n->name(), n->type_string());
+      }
+      last_device_name = &n->assigned_device_name();
+      last_device = it->second;
     }
-    item.device = it->second;
+    item.device = last_device;
     if (n->type_string() == kArgOp || n->type_string() == kRetvalOp) {
       int64_t index = 0;
       MF_RETURN_IF_ERROR(GetNodeAttr(AttrSlice(n->def()), "index", &index));

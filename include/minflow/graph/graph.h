@@ -75,10 +75,10 @@ class Node {
   // The device the NodeDef asked for ("" when none).
   const std::string& requested_device() const { return def_->device(); }
   // The device placement chose ("" before placement).
-  const std::string& assigned_device_name() const { return assigned_device_; }
-  void set_assigned_device_name(std::string name) {
-    assigned_device_ = std::move(name);
-  }
+  const std::string& assigned_device_name() const { return *assigned_device_; }
+  // Names are interned (a process has few devices): nodes and their clones
+  // share one copy of each.
+  void set_assigned_device_name(absl::string_view name);
 
   // Edges in insertion order; data edges and control edges together.
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
@@ -108,8 +108,9 @@ class Node {
   bool is_control_flow_ = false;
   DataTypeVector input_types_;
   DataTypeVector output_types_;
-  std::string assigned_device_;
+  const std::string* assigned_device_ = &kNoDevice;
   std::vector<PartialTensorShape> output_shapes_;
+  static const std::string kNoDevice;
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
 };

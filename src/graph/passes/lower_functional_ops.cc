@@ -651,6 +651,10 @@ Status LowerNode(Node* node, Graph* graph, BodyCache* cache) {
 
 Status LowerFunctionalOpsPass::Run(const GraphOptimizationContext& /*context*/,
                                    Graph* graph) const {
+  // Every call and functional op names a function of the library.
+  if (graph->flib_def() == nullptr || graph->flib_def()->empty()) {
+    return OkStatus();
+  }
   // Call depth of the nodes inlining made, by id (absent: 0).
   absl::flat_hash_map<int, int> depth;
   BodyCache cache;
