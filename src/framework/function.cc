@@ -154,9 +154,13 @@ Status ArgTypes(const OpDef::ArgDef& arg, const AttrSlice& attrs,
   int64_t n = 1;
   if (!arg.number_attr().empty()) {
     MF_RETURN_IF_ERROR(GetNodeAttr(attrs, arg.number_attr(), &n));
-    if (n < 0) {
+    // A call has as many inputs as this, so a count past any real graph's
+    // is an attr to refuse before allocating for it.
+    constexpr int64_t kMaxListLength = 1 << 20;
+    if (n < 0 || n > kMaxListLength) {
       return errors::InvalidArgument("arg '", arg.name(), "' has ",
-                                     arg.number_attr(), " = ", n, " < 0");
+                                     arg.number_attr(), " = ", n,
+                                     ", not in [0, ", kMaxListLength, "]");
     }
   }
   types->assign(n, arg.is_ref() ? MakeRefType(type) : type);

@@ -275,6 +275,26 @@ TEST(InstantiateFunctionTest, ExpandsListArgsAndMultiOutputArgs) {
   EXPECT_THAT(FindNode(result.body, "t_RetVal")->input(), ElementsAre("s:1"));
 }
 
+TEST(InstantiateFunctionTest, AHugeListLengthIsRefusedBeforeAllocating) {
+  const FunctionDef f = ParseTextProtoOrDie<FunctionDef>(R"pb(
+    signature {
+      name: "Many"
+      input_arg { name: "xs" type: DT_FLOAT number_attr: "N" }
+      output_arg { name: "y" type: DT_FLOAT }
+      attr { name: "N" type: "int" }
+    }
+    ret { key: "y" value: "xs" }
+  )pb");
+  AttrValueMap attrs;
+  attrs["N"].set_i(int64_t{1} << 40);
+  InstantiationResult result;
+  EXPECT_THAT(
+      InstantiateFunction(f, AttrSlice(&attrs), *OpRegistry::Global(), &result),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          AllOf(HasSubstr("function 'Many'"), HasSubstr("N = 1099511627776"))));
+}
+
 TEST(InstantiateFunctionTest, ErrorsNameTheFunctionAndNode) {
   AttrValueMap none;
   InstantiationResult result;
