@@ -92,5 +92,15 @@ TEST(TfGraphsTest, Tf1WhileLoopCountsToTen) {
   EXPECT_EQ(out[0].scalar<int32_t>()(), 10);
 }
 
+TEST(TfGraphsTest, ControlInputsOnAFedPlaceholder) {
+  auto session = Load("feed-control-dep.pbtxt");
+  ASSERT_NE(session, nullptr);
+  Tensor input(DT_FLOAT, TensorShape({1}));
+  input.flat<float>()(0) = 7;
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({{"input", input}}, {"output_node"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 1);
+}
+
 }  // namespace
 }  // namespace minflow
