@@ -362,13 +362,6 @@ Status ValidateFunctionDef(const FunctionDef& fdef) {
                                                           "': ", s.message()));
     }
   }
-  for (const auto& [key, value] : fdef.ret()) {
-    if (!outputs.contains(key)) {
-      return FunctionError(fname,
-                           errors::InvalidArgument("`ret` entry '", key,
-                                                   "' is not an output arg"));
-    }
-  }
   absl::flat_hash_set<std::string> control_outputs(sig.control_output().begin(),
                                                    sig.control_output().end());
   for (const auto& [key, value] : fdef.control_ret()) {

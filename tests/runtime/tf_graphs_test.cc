@@ -102,5 +102,16 @@ TEST(TfGraphsTest, ControlInputsOnAFedPlaceholder) {
   EXPECT_EQ(out[0].scalar<float>()(), 1);
 }
 
+TEST(TfGraphsTest, Tf1CondWithAFunctionCallOnOneSide) {
+  auto session = Load("merge_node_with_function.pbtxt");
+  ASSERT_NE(session, nullptr);
+  // The Merge forwards whichever side of Switch0 is live: the input.
+  for (bool input : {true, false}) {
+    std::vector<Tensor> out;
+    MF_ASSERT_OK(session->Run({{"input", Scalar(input)}}, {"Merge"}, {}, &out));
+    EXPECT_EQ(out[0].scalar<bool>()(), input);
+  }
+}
+
 }  // namespace
 }  // namespace minflow

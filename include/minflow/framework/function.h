@@ -71,8 +71,9 @@ class FunctionLibraryDefinition : public OpRegistryInterface {
 // The structure of `fdef` alone: a signature with a name and valid args;
 // node names valid, unique and distinct from the input args'; every input
 // naming an input arg or a node ("x", "node:out_arg:index", "^node"); a
-// `ret` for every output arg and for nothing else; `control_ret` naming
-// nodes, one per control output. InvalidArgument naming the function (and
+// `ret` for every output arg (entries for no output arg are ignored, as
+// TensorFlow does: its own graphs have them); `control_ret` naming nodes,
+// one per control output. InvalidArgument naming the function (and
 // the node) otherwise.
 Status ValidateFunctionDef(const FunctionDef& fdef);
 
