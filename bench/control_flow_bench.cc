@@ -54,9 +54,12 @@ void SetPerIteration(benchmark::State& state, int64_t loop_iterations) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void BM_V1WhileLoop(benchmark::State& state) {
+// Runs `graph`, a loop counting from the fed `start` to the fed `limit`,
+// with limit = state.range(0), fetching the count from `fetch`.
+void RunCountingLoop(benchmark::State& state, const GraphDef& graph,
+                     const std::string& fetch) {
   const int32_t n = static_cast<int32_t>(state.range(0));
-  auto session = Session::Create(testing::CountingLoopGraph(), Threads(1, 1));
+  auto session = Session::Create(graph, Threads(1, 1));
   if (!session.ok()) {
     return state.SkipWithError(std::string(session.status().message()).c_str());
   }
@@ -64,12 +67,16 @@ void BM_V1WhileLoop(benchmark::State& state) {
       {"start", Tensor(int32_t{0})}, {"limit", Tensor(n)}};
   std::vector<Tensor> out;
   for (auto _ : state) {
-    if (!(*session)->Run(feeds, {"count/exit0"}, {}, &out).ok() ||
+    if (!(*session)->Run(feeds, {fetch}, {}, &out).ok() ||
         out[0].scalar<int32_t>()() != n) {
       return state.SkipWithError("run");
     }
   }
   SetPerIteration(state, n);
+}
+
+void BM_V1WhileLoop(benchmark::State& state) {
+  RunCountingLoop(state, testing::CountingLoopGraph(), "count/exit0");
 }
 BENCHMARK(BM_V1WhileLoop)
     ->Arg(10000)
@@ -154,21 +161,7 @@ GraphDef FunctionalWhileGraph() {
 }
 
 void BM_FunctionalWhile(benchmark::State& state) {
-  const int32_t n = static_cast<int32_t>(state.range(0));
-  auto session = Session::Create(FunctionalWhileGraph(), Threads(1, 1));
-  if (!session.ok()) {
-    return state.SkipWithError(std::string(session.status().message()).c_str());
-  }
-  const std::vector<std::pair<std::string, Tensor>> feeds = {
-      {"start", Tensor(int32_t{0})}, {"limit", Tensor(n)}};
-  std::vector<Tensor> out;
-  for (auto _ : state) {
-    if (!(*session)->Run(feeds, {"loop:0"}, {}, &out).ok() ||
-        out[0].scalar<int32_t>()() != n) {
-      return state.SkipWithError("run");
-    }
-  }
-  SetPerIteration(state, n);
+  RunCountingLoop(state, FunctionalWhileGraph(), "loop:0");
 }
 BENCHMARK(BM_FunctionalWhile)
     ->Arg(10000)

@@ -12,6 +12,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "minflow/framework/attr_value_util.h"
+#include "minflow/framework/node_name.h"
 #include "minflow/framework/op_def_util.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/op_def.pb.h"
@@ -33,6 +34,10 @@ namespace minflow {
 
 namespace {
 
+bool IsValidFunctionName(absl::string_view name) {
+  return IsValidNodeName(name, /*allow_leading_underscore=*/true);
+}
+
 Status FunctionError(absl::string_view function, const Status& s) {
   return Status(s.code(),
                 absl::StrCat("In function '", function, "': ", s.message()));
@@ -43,21 +48,6 @@ Status NodeInFunctionError(absl::string_view function, const NodeDef& node,
   return Status(s.code(), absl::StrCat("In function '", function, "', node '",
                                        node.name(), "' (", node.op(),
                                        "): ", s.message()));
-}
-
-// Same syntax as a graph's node names.
-bool IsValidName(absl::string_view name) {
-  if (name.empty()) return false;
-  auto first_ok = [](char c) { return absl::ascii_isalnum(c) || c == '.'; };
-  auto rest_ok = [](char c) {
-    return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '/' ||
-           c == '>' || c == '-';
-  };
-  if (!first_ok(name[0]) && name[0] != '_') return false;
-  for (char c : name.substr(1)) {
-    if (!rest_ok(c)) return false;
-  }
-  return true;
 }
 
 // A FunctionDef input, split: "x" (arg), "n:out" or "n:out:2" (node),
@@ -289,7 +279,7 @@ Status ValidateFunctionDef(const FunctionDef& fdef) {
   }
   absl::flat_hash_set<std::string> args;
   for (const OpDef::ArgDef& arg : sig.input_arg()) {
-    if (!IsValidName(arg.name()) || !args.insert(arg.name()).second) {
+    if (!IsValidFunctionName(arg.name()) || !args.insert(arg.name()).second) {
       return FunctionError(
           fname, errors::InvalidArgument("input arg name '", arg.name(),
                                          "' is invalid or used twice"));
@@ -297,7 +287,8 @@ Status ValidateFunctionDef(const FunctionDef& fdef) {
   }
   absl::flat_hash_set<std::string> outputs;
   for (const OpDef::ArgDef& arg : sig.output_arg()) {
-    if (!IsValidName(arg.name()) || !outputs.insert(arg.name()).second) {
+    if (!IsValidFunctionName(arg.name()) ||
+        !outputs.insert(arg.name()).second) {
       return FunctionError(
           fname, errors::InvalidArgument("output arg name '", arg.name(),
                                          "' is invalid or used twice"));
@@ -305,7 +296,7 @@ Status ValidateFunctionDef(const FunctionDef& fdef) {
   }
   absl::flat_hash_set<std::string> nodes;
   for (const NodeDef& node : fdef.node_def()) {
-    if (!IsValidName(node.name())) {
+    if (!IsValidFunctionName(node.name())) {
       return NodeInFunctionError(fname, node,
                                  errors::InvalidArgument("invalid node name"));
     }

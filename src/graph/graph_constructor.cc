@@ -17,6 +17,7 @@
 #include "google/protobuf/text_format.h"
 #include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
+#include "minflow/framework/node_name.h"
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
@@ -26,21 +27,6 @@
 
 namespace minflow {
 namespace {
-
-// TensorFlow's node-name syntax: [A-Za-z0-9.][A-Za-z0-9_./>-]*
-bool IsValidNodeName(absl::string_view name) {
-  if (name.empty()) return false;
-  auto first_ok = [](char c) { return absl::ascii_isalnum(c) || c == '.'; };
-  auto rest_ok = [](char c) {
-    return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '/' ||
-           c == '>' || c == '-';
-  };
-  if (!first_ok(name[0])) return false;
-  for (char c : name.substr(1)) {
-    if (!rest_ok(c)) return false;
-  }
-  return true;
-}
 
 // A ref output may feed a non-ref input of the same base type.
 bool TypesCompatible(DataType expected, DataType actual) {
