@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "minflow/core/proto_limits.h"
 #include "minflow/core/status.h"
 #include "minflow/framework/attr_value_util.h"
 #include "minflow/framework/kernel_registry.h"
@@ -79,6 +80,7 @@ Status ReadOpList(const std::string& path, OpList* ops) {
     return OkStatus();
   }
   google::protobuf::TextFormat::Parser parser;
+  parser.SetRecursionLimit(kProtoRecursionLimit);
   ParseErrors errors(path);
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(content, ops)) {

@@ -230,8 +230,18 @@ Status TensorFromProto(const TensorProto& proto, Tensor* out,
         if (content.empty()) {
           status = FillFromTypedField<T>(proto, n, data);
         } else if constexpr (std::is_same_v<T, bool>) {
-          // Any byte but 0 or 1 would be an invalid bool: normalise.
-          for (int64_t i = 0; i < n; ++i) data[i] = content[i] != 0;
+          // Reading any other byte as a bool is undefined behaviour.
+          for (int64_t i = 0; i < n; ++i) {
+            const auto byte = static_cast<unsigned char>(content[i]);
+            if (byte > 1) {
+              status = errors::InvalidArgument(
+                  "Tensor proto of type bool has byte ", int{byte},
+                  " at element ", i,
+                  " of its tensor_content; a bool must be 0 or 1");
+              return;
+            }
+            data[i] = byte == 1;
+          }
         } else {
           std::memcpy(data, content.data(), content.size());
         }

@@ -16,6 +16,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "minflow/attr_value.pb.h"
+#include "minflow/core/proto_limits.h"
 #include "minflow/core/tensor.h"
 #include "minflow/core/tensor_shape.h"
 #include "minflow/framework/op_def_util.h"
@@ -30,9 +31,6 @@ namespace {
 constexpr int64_t kMaxAttrValueTensorByteSize = int64_t{32} << 20;
 // Summaries decode at most this much of a tensor.
 constexpr int64_t kMaxSummarizedTensorBytes = int64_t{1} << 16;
-// Deeper nesting is refused by the text parser (TensorProto can nest through
-// variant_val), so a default value cannot exhaust the stack.
-constexpr int kMaxTextNesting = 100;
 
 // Element count of `proto`'s shape, or -1 when the shape is not fully known
 // or not valid.
@@ -367,7 +365,9 @@ Status ParseAttrValueOrError(absl::string_view type, absl::string_view text,
   google::protobuf::TextFormat::Parser parser;
   TextErrorCollector collector;
   parser.RecordErrorsTo(&collector);
-  parser.SetRecursionLimit(kMaxTextNesting);
+  // TensorProto can nest through variant_val: a default value must not
+  // exhaust the stack.
+  parser.SetRecursionLimit(kProtoRecursionLimit);
   out->Clear();
   if (!parser.ParseFromString(to_parse, out)) {
     return fail(collector.errors());

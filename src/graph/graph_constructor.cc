@@ -12,9 +12,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
+#include "minflow/core/proto_limits.h"
 #include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/node_name.h"
@@ -454,9 +456,19 @@ Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
       break;
     }
   }
+  // Both parsers recurse once per nested message: see kProtoRecursionLimit.
+  const auto parse_binary = [&] {
+    if (bytes.size() > static_cast<size_t>(INT32_MAX)) return false;
+    google::protobuf::io::CodedInputStream input(
+        reinterpret_cast<const uint8_t*>(bytes.data()),
+        static_cast<int>(bytes.size()));
+    input.SetRecursionLimit(kProtoRecursionLimit);
+    return graph_def->ParseFromCodedStream(&input);
+  };
   graph_def->Clear();
   if (printable && !bytes.empty()) {
     google::protobuf::TextFormat::Parser parser;
+    parser.SetRecursionLimit(kProtoRecursionLimit);
     struct Collector : google::protobuf::io::ErrorCollector {
       std::string errors;
       void AddError(int line, int column, const std::string& message) override {
@@ -474,16 +486,18 @@ Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
         bytes.data(), static_cast<int>(bytes.size()));
     if (parser.Parse(&stream, graph_def)) return OkStatus();
     graph_def->Clear();
-    if (graph_def->ParseFromArray(bytes.data(),
-                                  static_cast<int>(bytes.size()))) {
-      return OkStatus();
-    }
+    if (parse_binary()) return OkStatus();
     return errors::InvalidArgument("Could not parse the GraphDef as text: ",
                                    collector.errors);
   }
-  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
-      !graph_def->ParseFromArray(bytes.data(),
-                                 static_cast<int>(bytes.size()))) {
+  if (!parse_binary()) {
+    graph_def->Clear();
+    if (ProtoNestsDeeperThan(bytes, *GraphDef::descriptor(),
+                             kProtoRecursionLimit)) {
+      return errors::InvalidArgument(
+          "Could not parse the GraphDef: it nests messages more than ",
+          kProtoRecursionLimit, " levels deep, the most minflow reads");
+    }
     return errors::InvalidArgument(
         "Could not parse the GraphDef: the bytes are neither a binary nor a "
         "text-format GraphDef (truncated or corrupt file?)");

@@ -90,6 +90,8 @@ void Im2Col(const Conv2DDimensions& d, int64_t groups, int64_t g,
   }
 }
 
+// The filter and the output are not empty (Compute checks), so neither is a
+// patch.
 template <typename T>
 Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                     const T* input, const T* filter, T* output) {
@@ -98,11 +100,6 @@ Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
   const int64_t out_depth_g = d.out_depth / groups;
   const int64_t patch_size = d.filter_rows * d.filter_cols * d.patch_depth;
   const int64_t pixels = d.batch * d.out_rows * d.out_cols;
-  if (patch_size == 0) {
-    // Every output is an empty sum.
-    std::fill_n(output, pixels * d.out_depth, T(0));
-    return OkStatus();
-  }
   const bool no_padding = d.pad_rows_before == 0 && d.pad_rows_after == 0 &&
                           d.pad_cols_before == 0 && d.pad_cols_after == 0;
   const bool one_by_one = d.filter_rows == 1 && d.filter_cols == 1 &&
@@ -183,6 +180,12 @@ class Conv2DOp : public OpKernel {
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
     if (out_shape.num_elements() == 0) return;
+    // TensorFlow's check, after the early return as there: an empty window
+    // has no taps to sum over.
+    OP_REQUIRES(ctx, filter.NumElements() > 0,
+                errors::InvalidArgument(
+                    "filter must not have zero elements (i.e. all dimensions "
+                    "must be non-zero)"));
     OP_REQUIRES_OK(ctx,
                    LaunchConv2D<T>(ctx, d, input.base<const T>(),
                                    filter.base<const T>(), output->base<T>()));

@@ -88,6 +88,11 @@ class DepthwiseConv2dNativeOp : public OpKernel {
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
     if (out_shape.num_elements() == 0) return;
+    // As Conv2D: an empty window has no taps to sum over.
+    OP_REQUIRES(ctx, filter.NumElements() > 0,
+                errors::InvalidArgument(
+                    "filter must not have zero elements (i.e. all dimensions "
+                    "must be non-zero)"));
     const T* in = input.base<const T>();
     const T* f = filter.base<const T>();
     T* out = output->base<T>();

@@ -1,4 +1,5 @@
-// Image ops: ExtractImagePatches. Interface matches TensorFlow's.
+// Image ops: ExtractImagePatches and the resize family (ResizeBilinear,
+// ResizeNearestNeighbor, ResizeBicubic). Interfaces match TensorFlow's.
 #include <cstdint>
 #include <vector>
 
@@ -67,7 +68,58 @@ Status ExtractImagePatchesShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// [N, H, W, C] and size = [new_height, new_width] -> [N, new_height,
+// new_width, C], the new sizes as far as the size tensor's value is known
+// (TensorFlow's ResizeShapeFn; its values are checked by the kernels).
+Status ResizeShape(InferenceContext* c) {
+  ShapeHandle images;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &images));
+  ShapeHandle size;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &size));
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(size, 0), 2, &unused));
+  ShapeHandle new_size;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &new_size));
+  MF_RETURN_IF_ERROR(c->WithRank(new_size, 2, &new_size));
+  c->set_output(0, c->MakeShape({c->Dim(images, 0), c->Dim(new_size, 0),
+                                 c->Dim(new_size, 1), c->Dim(images, 3)}));
+  return OkStatus();
+}
+
 }  // namespace
+
+REGISTER_OP("ResizeBilinear")
+    .Input("images: T")
+    .Input("size: int32")
+    .Output("resized_images: float")
+    .Attr(
+        "T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, "
+        "float, double, bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeShape);
+
+REGISTER_OP("ResizeNearestNeighbor")
+    .Input("images: T")
+    .Input("size: int32")
+    .Output("resized_images: T")
+    .Attr(
+        "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
+        "bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeShape);
+
+REGISTER_OP("ResizeBicubic")
+    .Input("images: T")
+    .Input("size: int32")
+    .Output("resized_images: float")
+    .Attr(
+        "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
+        "bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeShape);
 
 REGISTER_OP("ExtractImagePatches")
     .Input("images: T")

@@ -192,11 +192,32 @@ TEST(TensorProtoTest, StringContentWithBadLengthPrefixIsAnError) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("length prefix")));
 }
 
-TEST(TensorProtoTest, BoolContentBytesAreNormalised) {
-  // Found by the fuzzer: raw bytes other than 0 and 1 are not valid bools.
+TEST(TensorProtoTest, BoolContentBytesOtherThanZeroOrOneAreRejected) {
+  // Found by the fuzzer and in review: such bytes read as bool are undefined
+  // behaviour.
   TensorProto proto =
       ParseProto("dtype: DT_BOOL tensor_shape { dim { size: 3 } }");
-  proto.set_tensor_content(std::string("\x26\x00\x01", 3));
+  proto.set_tensor_content(std::string("\x01\x00\x26", 3));
+  Tensor t(int32_t{7});
+  EXPECT_THAT(TensorFromProto(proto, &t),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Tensor proto of type bool has byte 38 at "
+                                 "element 2 of its tensor_content; a bool "
+                                 "must be 0 or 1")));
+  // The output is left as it was.
+  EXPECT_EQ(t.dtype(), DT_INT32);
+  EXPECT_EQ(t.scalar<int32_t>()(), 7);
+  proto.set_tensor_content(std::string("\xff\x01\x00", 3));
+  EXPECT_THAT(TensorFromProto(proto, &t),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has byte 255 at element 0")));
+  EXPECT_FALSE(t.FromProto(proto));
+}
+
+TEST(TensorProtoTest, BoolContentOfZerosAndOnesDecodes) {
+  TensorProto proto =
+      ParseProto("dtype: DT_BOOL tensor_shape { dim { size: 3 } }");
+  proto.set_tensor_content(std::string("\x01\x00\x01", 3));
   Tensor t;
   MF_ASSERT_OK(TensorFromProto(proto, &t));
   EXPECT_EQ(t.SummarizeValue(3), "[True False True]");

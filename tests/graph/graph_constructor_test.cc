@@ -9,6 +9,7 @@
 #include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
+#include "tests/testlib/nested_proto.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -632,6 +633,41 @@ TEST(GraphConstructorTest, TruncatedOrGarbageBytesAreInvalidArgument) {
                        HasSubstr("as text: line 1")));
   EXPECT_THAT(ReadGraphDefFile("/nonexistent/graph.pb", &out),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("Cannot open")));
+}
+
+// Found in review: 100,000 levels overflowed the recursive parsers' stack.
+TEST(GraphConstructorTest, DeeplyNestedTextIsAParseErrorNotACrash) {
+  GraphDef out;
+  EXPECT_THAT(ParseGraphDef(test::DeepGraphDefText(50000), &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Message is too deep, the parser exceeded the "
+                                 "configured recursion limit of 100")));
+}
+
+TEST(GraphConstructorTest, DeeplyNestedBinaryIsAParseErrorNotACrash) {
+  GraphDef out;
+  EXPECT_THAT(
+      ParseGraphDef(test::NestedMessageBytes(test::DeepGraphDefFields(50000)),
+                    &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("nests messages more than 100 levels deep")));
+}
+
+TEST(GraphConstructorTest, NestingLimitIsOneHundredLevelsForTextAndBinary) {
+  // 4 + 2 * 48 = 100 levels below the GraphDef parse; 102 do not.
+  GraphDef out;
+  MF_EXPECT_OK(ParseGraphDef(test::DeepGraphDefText(48), &out));
+  EXPECT_EQ(out.node_size(), 1);
+  MF_EXPECT_OK(ParseGraphDef(
+      test::NestedMessageBytes(test::DeepGraphDefFields(48)), &out));
+  EXPECT_EQ(out.node_size(), 1);
+  EXPECT_THAT(ParseGraphDef(test::DeepGraphDefText(49), &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("recursion limit of 100")));
+  EXPECT_THAT(ParseGraphDef(
+                  test::NestedMessageBytes(test::DeepGraphDefFields(49)), &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("more than 100 levels deep")));
 }
 
 }  // namespace

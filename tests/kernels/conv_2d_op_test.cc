@@ -213,14 +213,42 @@ TEST_F(Conv2DOpTest, FilterLargerThanInputGivesEmptyOutput) {
   EXPECT_EQ(GetOutput(0)->shape().DebugString(), "[1,0,3,4]");
 }
 
-TEST_F(Conv2DOpTest, ZeroChannelsGiveZeros) {
+// Found in review: an empty filter ran and returned zeros; TensorFlow
+// rejects it whenever there is an output to compute.
+TEST_F(Conv2DOpTest, RejectsEmptyFilter) {
+  struct Case {
+    std::vector<int64_t> input, filter;
+    const char* padding;
+  };
+  for (const Case& c : {Case{{1, 2, 2, 1}, {0, 0, 1, 1}, "VALID"},
+                        Case{{1, 1, 1, 1}, {1, 0, 1, 1}, "SAME"},
+                        Case{{1, 4, 4, 1}, {0, 2, 1, 3}, "SAME"},
+                        // No input channels: every patch is empty too.
+                        Case{{1, 2, 2, 0}, {2, 2, 0, 3}, "SAME"}}) {
+    SCOPED_TRACE(TensorShape(c.filter).DebugString());
+    MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, c.padding));
+    AddInputTensor(Tensor(DT_FLOAT, TensorShape(c.input)));
+    AddInputTensor(Tensor(DT_FLOAT, TensorShape(c.filter)));
+    EXPECT_THAT(RunOpKernel(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("filter must not have zero elements (i.e. "
+                                   "all dimensions must be non-zero)")));
+  }
+}
+
+TEST_F(Conv2DOpTest, EmptyFilterWithNothingToComputeGivesEmptyOutput) {
+  // As TensorFlow: the output is made before the filter is checked.
   MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
-  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 2, 2, 0})));
-  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 2, 0, 3})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 3, 3, 2})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3, 3, 2, 0})));
   MF_ASSERT_OK(RunOpKernel());
-  test::ExpectTensorEqual<float>(
-      *GetOutput(0), test::AsTensor<float>(std::vector<float>(12, 0.0f),
-                                           TensorShape({1, 2, 2, 3})));
+  EXPECT_EQ(GetOutput(0)->shape().DebugString(), "[1,3,3,0]");
+
+  MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, "VALID"));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 2, 2, 1})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 0, 1, 1})));
+  MF_ASSERT_OK(RunOpKernel());
+  EXPECT_EQ(GetOutput(0)->shape().DebugString(), "[0,3,3,1]");
 }
 
 // --- attrs, checked when the kernel is made

@@ -159,6 +159,28 @@ TEST_F(DepthwiseConv2dNativeOpTest, EmptyBatchGivesEmptyOutput) {
   EXPECT_EQ(GetOutput(0)->shape().DebugString(), "[0,4,4,6]");
 }
 
+TEST_F(DepthwiseConv2dNativeOpTest, RejectsEmptyFilter) {
+  for (const std::vector<int64_t>& filter :
+       {std::vector<int64_t>{0, 0, 1, 1}, std::vector<int64_t>{3, 0, 1, 2}}) {
+    SCOPED_TRACE(TensorShape(filter).DebugString());
+    MF_ASSERT_OK(Make(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
+    AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 4, 4, 1})));
+    AddInputTensor(Tensor(DT_FLOAT, TensorShape(filter)));
+    EXPECT_THAT(RunOpKernel(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("filter must not have zero elements (i.e. "
+                                   "all dimensions must be non-zero)")));
+  }
+}
+
+TEST_F(DepthwiseConv2dNativeOpTest, ZeroDepthMultiplierGivesEmptyOutput) {
+  MF_ASSERT_OK(Make(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 4, 4, 3})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3, 3, 3, 0})));
+  MF_ASSERT_OK(RunOpKernel());
+  EXPECT_EQ(GetOutput(0)->shape().DebugString(), "[1,4,4,0]");
+}
+
 TEST_F(DepthwiseConv2dNativeOpTest, RejectsStridesOfWrongLength) {
   EXPECT_THAT(Make(DT_FLOAT, {1, 1}, "VALID"),
               StatusIs(absl::StatusCode::kInvalidArgument,

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/testlib/shape_inference_testutil.h"
+#include "tests/testlib/tensor_testutil.h"
 
 namespace minflow {
 namespace {
@@ -56,6 +57,36 @@ TEST(ImageOpsTest, ExtractImagePatchesRejectsBadInput) {
   INFER_ERROR("overflow", op, "[2,5,5,3]");
   op = Patches({1, 3, 3, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}, "VALID");
   INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[5,5,3]");
+}
+
+TEST(ImageOpsTest, ResizeOutputsTheSizeTensorsValue) {
+  for (const char* name :
+       {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"}) {
+    SCOPED_TRACE(name);
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[1,5,5,3];[2]", "[d0_0,?,?,d0_3]");
+    INFER_OK(op, "?;?", "[?,?,?,?]");
+    op.SetInputTensor(1, test::AsTensor<int32_t>({7, 9}));
+    INFER_OK(op, "[2,5,6,3];[2]", "[d0_0,7,9,d0_3]");
+    INFER_OK(op, "[?,5,6,?];[2]", "[d0_0,7,9,d0_3]");
+    // -1 is an unknown size, as in any shape tensor.
+    op.SetInputTensor(1, test::AsTensor<int32_t>({-1, 4}));
+    INFER_OK(op, "[2,5,6,3];[2]", "[d0_0,?,4,d0_3]");
+  }
+}
+
+TEST(ImageOpsTest, ResizeRejectsBadShapes) {
+  for (const char* name :
+       {"ResizeBilinear", "ResizeNearestNeighbor", "ResizeBicubic"}) {
+    SCOPED_TRACE(name);
+    ShapeInferenceTestOp op(name);
+    INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[5,5,3];[2]");
+    INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[1,5,5,3];[1,2]");
+    INFER_ERROR("Dimension must be 2 but is 3", op, "[1,5,5,3];[3]");
+    op.SetInputTensor(1, test::AsTensor<int32_t>({-2, 4}));
+    INFER_ERROR("Invalid value in tensor used for shape: -2", op,
+                "[1,5,5,3];[2]");
+  }
 }
 
 }  // namespace

@@ -156,6 +156,26 @@ TEST(NnOpsTest, DepthwiseConv2dNative) {
       op, "[1,5,5,3];[3,3,3,2]");
 }
 
+TEST(NnOpsTest, DepthwiseConv2dNativeRejectsZeroStrideOrDilation) {
+  ShapeInferenceTestOp op =
+      Conv("DepthwiseConv2dNative", {1, 0, 1, 1}, "VALID");
+  INFER_ERROR("Stride must be > 0, but got 0", op, "[1,5,5,3];[3,3,3,2]");
+  op = Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
+  op.Attr("dilations", Ints{1, 1, 0, 1});
+  INFER_ERROR("Dilation rate must be >= 1, but got 0", op,
+              "[1,5,5,3];[3,3,3,2]");
+}
+
+TEST(NnOpsTest, EmptyConvolutionFiltersPassShapeInferenceAsInTensorFlow) {
+  // TensorFlow's shape functions give the windowed size of an empty window
+  // (the kernels reject the filter when there is an output to compute).
+  ShapeInferenceTestOp conv = Conv("Conv2D", {1, 1, 1, 1}, "VALID");
+  INFER_OK(conv, "[1,2,2,1];[0,0,1,1]", "[d0_0,3,3,d1_3]");
+  ShapeInferenceTestOp depthwise =
+      Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "SAME");
+  INFER_OK(depthwise, "[1,2,2,1];[0,1,1,1]", "[d0_0,d0_1,d0_2,d1_3]");
+}
+
 ShapeInferenceTestOp Pool(const char* name, Ints ksize, Ints strides,
                           const char* padding) {
   ShapeInferenceTestOp op(name);
