@@ -2,7 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "minflow/core/tf_compat.h"
+#include "minflow/framework/tf_compat.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace minflow {

@@ -6,7 +6,7 @@
 #define EIGEN_USE_THREADS
 #include "example.h"
 
-#include "minflow/core/tf_compat.h"
+#include "minflow/framework/tf_compat.h"
 #include "minflow/framework/op_kernel.h"
 
 using namespace tensorflow;

@@ -2,7 +2,7 @@
 // the "Create an op" guide's listings (tests/core/testdata/tf_guide_ops/,
 // written as the guide shows them with only the includes changed), built
 // into a custom-op library, loaded and run.
-#include "minflow/core/tf_compat.h"
+#include "minflow/framework/tf_compat.h"
 
 #include <cstdint>
 #include <limits>
