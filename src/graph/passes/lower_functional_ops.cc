@@ -691,10 +691,12 @@ Status LowerFunctionalOpsPass::Run(const GraphOptimizationContext& /*context*/,
               "be inlined"),
           node->name(), op);
     }
+    // Copies: lowering removes the node, and its NodeDef may go with it.
     const std::string name = node->name();
+    const std::string op_name = op;
     const int first_new = graph->num_node_ids();
-    MF_RETURN_IF_ERROR(
-        errors::AttachNodeContext(LowerNode(node, graph, &cache), name, op));
+    MF_RETURN_IF_ERROR(errors::AttachNodeContext(LowerNode(node, graph, &cache),
+                                                 name, op_name));
     // Inlining goes one level deeper; lowering makes calls at this level.
     const int next = is_call ? level + 1 : level;
     for (int added = first_new; added < graph->num_node_ids(); ++added) {
