@@ -487,6 +487,54 @@ Status DepthwiseConv2DNativeShapeImpl(InferenceContext* c,
   return OkStatus();
 }
 
+// NCHW_VECT_C: the input is [N, C/4, H, W, 4] (channels in groups of four,
+// the int8 layout of GPU kernels); ksize and strides are in NCHW order and
+// windows move over H and W only, as TensorFlow has it.
+Status PoolVectCShape(InferenceContext* c, absl::string_view op_name) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
+  DimensionHandle vect = c->Dim(input, 4);
+  if (c->ValueKnown(vect) && c->Value(vect) != 4) {
+    return errors::InvalidArgument(
+        op_name,
+        " with data_format NCHW_VECT_C needs a last input dimension "
+        "of 4, but the input is ",
+        c->DebugString(input));
+  }
+  vect = c->MakeDim(4);
+  Padding padding;
+  MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
+  if (padding == Padding::EXPLICIT) {
+    return errors::InvalidArgument(
+        op_name, " does not take EXPLICIT padding with NCHW_VECT_C");
+  }
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "strides", &strides));
+  std::vector<int64_t> ksize;
+  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "ksize", &ksize));
+  for (int64_t k : ksize) {
+    if (k <= 0) {
+      return errors::InvalidArgument("Sliding window ksize must be positive, ",
+                                     "but got ", k);
+    }
+  }
+  if (ksize[0] != 1 || ksize[1] != 1 || strides[0] != 1 || strides[1] != 1) {
+    return errors::Unimplemented(
+        op_name,
+        " with data_format NCHW_VECT_C pools over H and W only: "
+        "ksize and strides must be 1 on N and C");
+  }
+  DimensionHandle rows;
+  DimensionHandle cols;
+  MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
+      c, c->Dim(input, 2), ksize[2], 1, strides[2], padding, 0, 0, &rows));
+  MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
+      c, c->Dim(input, 3), ksize[3], 1, strides[3], padding, 0, 0, &cols));
+  c->set_output(
+      0, c->MakeShape({c->Dim(input, 0), c->Dim(input, 1), rows, cols, vect}));
+  return OkStatus();
+}
+
 Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
                      bool pools_depth) {
   std::string format_str = "NHWC";
@@ -494,11 +542,7 @@ Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
   if (!format_status.ok() && !errors::IsNotFound(format_status)) {
     return format_status;
   }
-  if (format_str == "NCHW_VECT_C") {
-    return errors::Unimplemented(op_name,
-                                 " shape inference does not support the "
-                                 "NCHW_VECT_C data format");
-  }
+  if (format_str == "NCHW_VECT_C") return PoolVectCShape(c, op_name);
   TensorFormat format;
   MF_RETURN_IF_ERROR(GetTensorFormatFromString(format_str, &format));
   ShapeHandle input;

@@ -202,7 +202,27 @@ TEST(NnOpsTest, MaxPool) {
   op.Attr("explicit_paddings", Ints{0, 0, 1, 1, 1, 1, 0, 0});
   INFER_OK(op, "[1,4,4,3]", "[d0_0,4,4,3]");
   op.Attr("data_format", "NCHW_VECT_C");
-  INFER_ERROR("NCHW_VECT_C", op, "[1,4,4,3,4]");
+  INFER_ERROR("does not take EXPLICIT padding with NCHW_VECT_C", op,
+              "[1,4,4,3,4]");
+}
+
+TEST(NnOpsTest, MaxPoolNchwVectC) {
+  // [N, C/4, H, W, 4], windows over H and W.
+  ShapeInferenceTestOp op =
+      Pool("MaxPool", {1, 1, 2, 2}, {1, 1, 2, 2}, "VALID");
+  op.Attr("data_format", "NCHW_VECT_C");
+  INFER_OK(op, "[2,3,6,4,4]", "[d0_0,d0_1,3,2,4]");
+  INFER_OK(op, "[?,?,6,?,?]", "[d0_0,d0_1,3,?,4]");
+  INFER_OK(op, "?", "[?,?,?,?,4]");
+  INFER_ERROR("needs a last input dimension of 4, but the input is [2,3,6,4,8]",
+              op, "[2,3,6,4,8]");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op, "[2,3,6,4]");
+  op = Pool("MaxPool", {1, 1, 3, 3}, {1, 1, 2, 2}, "SAME");
+  op.Attr("data_format", "NCHW_VECT_C");
+  INFER_OK(op, "[1,2,5,5,4]", "[d0_0,d0_1,3,3,4]");
+  op = Pool("MaxPool", {1, 2, 2, 2}, {1, 2, 2, 2}, "VALID");
+  op.Attr("data_format", "NCHW_VECT_C");
+  INFER_ERROR("pools over H and W only", op, "[1,2,6,6,4]");
 }
 
 TEST(NnOpsTest, MaxPoolRejectsBadWindows) {
