@@ -379,7 +379,65 @@ ShapeHandle MakeShapeFromFormat(InferenceContext* c, TensorFormat format,
                                : c->MakeShape({batch, depth, rows, cols});
 }
 
+// NCHW_VECT_C: the input is [N, C/4, H, W, 4] and the filter OIHW_VECT_I,
+// [O, I/4, H, W, 4] (channels in groups of four: the int8 layout of GPU
+// convolutions); the output is [N, O/4, H', W', 4]. Strides and dilations
+// are in NCHW order.
+Status Conv2DVectCShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
+  ShapeHandle filter;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 5, &filter));
+  for (const auto& [what, shape] :
+       {std::make_pair("input", input), std::make_pair("filter", filter)}) {
+    const DimensionHandle vect = c->Dim(shape, 4);
+    if (c->ValueKnown(vect) && c->Value(vect) != 4) {
+      return errors::InvalidArgument(
+          "Conv2D with data_format NCHW_VECT_C needs a last ", what,
+          " dimension of 4, but the ", what, " is ", c->DebugString(shape));
+    }
+  }
+  std::vector<int64_t> dilations;
+  MF_RETURN_IF_ERROR(GetFourInts(c, "Conv2D", "dilations", &dilations));
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(GetFourInts(c, "Conv2D", "strides", &strides));
+  DimensionHandle in_groups;
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(input, 1), c->Dim(filter, 1), &in_groups));
+  const DimensionHandle out_depth = c->Dim(filter, 0);
+  if (c->ValueKnown(out_depth) && c->Value(out_depth) % 4 != 0) {
+    return errors::InvalidArgument(
+        "Conv2D with NCHW_VECT_C needs an output depth that is a multiple "
+        "of 4, not ",
+        c->Value(out_depth));
+  }
+  Padding padding;
+  MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
+  if (padding == EXPLICIT) {
+    return errors::InvalidArgument(
+        "Conv2D does not take EXPLICIT padding with NCHW_VECT_C");
+  }
+  DimensionHandle rows;
+  DimensionHandle cols;
+  MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
+      c, c->Dim(input, 2), c->Dim(filter, 2), dilations[2], strides[2], padding,
+      0, 0, &rows));
+  MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
+      c, c->Dim(input, 3), c->Dim(filter, 3), dilations[3], strides[3], padding,
+      0, 0, &cols));
+  DimensionHandle out_groups;
+  MF_RETURN_IF_ERROR(
+      c->Divide(out_depth, 4, /*evenly_divisible=*/true, &out_groups));
+  c->set_output(0, c->MakeShape({c->Dim(input, 0), out_groups, rows, cols,
+                                 c->MakeDim(4)}));
+  return OkStatus();
+}
+
 Status Conv2DShapeImpl(InferenceContext* c, bool supports_explicit_padding) {
+  std::string format_str;
+  if (c->GetAttr("data_format", &format_str).ok() &&
+      format_str == "NCHW_VECT_C") {
+    return Conv2DVectCShape(c);
+  }
   TensorFormat format;
   MF_RETURN_IF_ERROR(DataFormatOrDefault(c, &format));
   ShapeHandle input;

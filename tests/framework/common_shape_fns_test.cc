@@ -159,6 +159,74 @@ TEST_F(CommonShapeFnsTest, AppendErrorContextKeepsTheInputIndex) {
   MF_EXPECT_OK(AppendErrorContext(OkStatus(), "x"));
 }
 
+// Conv2DShape for an op whose data_format allows NCHW_VECT_C (TensorFlow's
+// int8 GPU convolutions declare it; Conv2D itself does not).
+Status VectCConvShape(const std::vector<PartialTensorShape>& inputs,
+                      std::vector<int64_t> strides, const char* padding,
+                      std::string* output) {
+  OpRegistrationData data;
+  MF_CHECK_OK(OpDefBuilder("VectCConv")
+                  .Input("input: T")
+                  .Input("filter: T")
+                  .Output("output: T")
+                  .Attr("T: {float, qint8}")
+                  .Attr("strides: list(int)")
+                  .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                  .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'}")
+                  .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                  .Finalize(&data));
+  NodeDef node;
+  node.set_name("conv");
+  node.set_op("VectCConv");
+  AddNodeAttr("T", DT_QINT8, &node);
+  AddNodeAttr("strides", strides, &node);
+  AddNodeAttr("padding", padding, &node);
+  AddNodeAttr("data_format", "NCHW_VECT_C", &node);
+  AddNodeAttr("dilations", std::vector<int64_t>{1, 1, 1, 1}, &node);
+  InferenceContext c(2100, node, data.op_def, inputs, {});
+  MF_RETURN_IF_ERROR(c.construction_status());
+  MF_RETURN_IF_ERROR(Conv2DShape(&c));
+  *output = c.DebugString(c.output(0));
+  return OkStatus();
+}
+
+TEST(Conv2DShapeTest, NchwVectC) {
+  std::string out;
+  // [N, C/4, H, W, 4] with an OIHW_VECT_I filter [O, I/4, H, W, 4].
+  MF_ASSERT_OK(VectCConvShape({PartialTensorShape({2, 3, 8, 6, 4}),
+                               PartialTensorShape({16, 3, 3, 3, 4})},
+                              {1, 1, 1, 1}, "VALID", &out));
+  EXPECT_EQ(out, "[2,4,6,4,4]");
+  MF_ASSERT_OK(VectCConvShape({PartialTensorShape({2, 3, 8, 6, 4}),
+                               PartialTensorShape({8, -1, 3, 3, 4})},
+                              {1, 1, 2, 2}, "SAME", &out));
+  EXPECT_EQ(out, "[2,2,4,3,4]");
+  EXPECT_THAT(VectCConvShape({PartialTensorShape({2, 3, 8, 6, 8}),
+                              PartialTensorShape({16, 3, 3, 3, 4})},
+                             {1, 1, 1, 1}, "VALID", &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs a last input dimension of 4")));
+  EXPECT_THAT(VectCConvShape({PartialTensorShape({2, 3, 8, 6, 4}),
+                              PartialTensorShape({16, 3, 3, 3, 2})},
+                             {1, 1, 1, 1}, "VALID", &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs a last filter dimension of 4")));
+  EXPECT_THAT(VectCConvShape({PartialTensorShape({2, 3, 8, 6, 4}),
+                              PartialTensorShape({6, 3, 3, 3, 4})},
+                             {1, 1, 1, 1}, "VALID", &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("multiple of 4, not 6")));
+  EXPECT_THAT(VectCConvShape({PartialTensorShape({2, 3, 8, 6, 4}),
+                              PartialTensorShape({16, 2, 3, 3, 4})},
+                             {1, 1, 1, 1}, "VALID", &out),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(
+      VectCConvShape({PartialTensorShape({2, 3, 8, 6}),
+                      PartialTensorShape({16, 3, 3, 3, 4})},
+                     {1, 1, 1, 1}, "VALID", &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank 5")));
+}
+
 TEST(GetIntValuesTest, WidensIntegerTypes) {
   std::vector<int64_t> v;
   MF_ASSERT_OK(GetIntValues(test::AsTensor<int16_t>({1, -2}), "x", &v));
