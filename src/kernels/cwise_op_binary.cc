@@ -1,6 +1,7 @@
 // CPU kernels of the binary arithmetic ops, with numpy broadcasting: Add,
-// AddV2, Sub, Mul, Div, RealDiv, FloorDiv, FloorMod, Maximum, Minimum, Pow,
-// SquaredDifference. Integer forms follow Note [Integer overflow in
+// AddV2, Sub, Mul, Div, RealDiv, FloorDiv, FloorMod, Mod, TruncateDiv,
+// TruncateMod, Maximum, Minimum, Pow, SquaredDifference, Atan2, Xlogy,
+// Xdivy, DivNoNan, MulNoNan. Integer forms follow Note [Integer overflow in
 // kernels]; integer division by zero and negative integer exponents are
 // InvalidArgument, with TensorFlow's messages.
 #define EIGEN_USE_THREADS
@@ -10,6 +11,7 @@
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
 #include "src/kernels/cwise_op_functor.h"
+#include "src/kernels/cwise_op_math_functor.h"
 #include "src/kernels/cwise_ops_common.h"
 
 namespace minflow {
@@ -28,6 +30,13 @@ using FloorDivFunctor =
 template <typename T>
 using FloorModFunctor =
     ByKind<T, functor::floor_mod_int<T>, functor::floor_fmod<T>>;
+// Mod and TruncateMod: C++'s % on integers, fmod on floating types (both
+// keep the sign of the dividend).
+template <typename T>
+using TruncateModFunctor = ByKind<T, functor::safe_mod<T>, functor::fmod<T>>;
+template <typename T>
+using TruncateDivFunctor =
+    ByKind<T, functor::safe_div<T>, functor::truncate_div_real<T>>;
 template <typename T>
 using PowFunctor = ByKind<T, functor::safe_pow_int<T>, functor::pow_real<T>>;
 
@@ -55,6 +64,29 @@ MF_CALL_CORE_REAL_TYPES(REGISTER_REAL)
 #define REGISTER_FLOAT(T) MF_REGISTER_BINARY("RealDiv", functor::div, T)
 MF_CALL_CORE_FLOAT_TYPES(REGISTER_FLOAT)
 #undef REGISTER_FLOAT
+
+// The wider op set, on float and double only (no half or bfloat16: see
+// cwise_op_unary.cc), and on int32 and int64 where TensorFlow has them.
+#define MF_CALL_FLOAT_DOUBLE(m) TF_CALL_float(m) TF_CALL_double(m)
+#define MF_CALL_INT32_INT64(m) TF_CALL_int32(m) TF_CALL_int64(m)
+#define REGISTER_TRUNCATING(T)                             \
+  MF_REGISTER_BINARY("Mod", TruncateModFunctor, T)         \
+  MF_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, T) \
+  MF_REGISTER_BINARY("TruncateMod", TruncateModFunctor, T)
+MF_CALL_FLOAT_DOUBLE(REGISTER_TRUNCATING)
+MF_CALL_INT32_INT64(REGISTER_TRUNCATING)
+#undef REGISTER_TRUNCATING
+
+#define REGISTER_FLOAT_MATH(T)                           \
+  MF_REGISTER_BINARY("Atan2", functor::atan2, T)         \
+  MF_REGISTER_BINARY("Xlogy", functor::xlogy, T)         \
+  MF_REGISTER_BINARY("Xdivy", functor::xdivy, T)         \
+  MF_REGISTER_BINARY("DivNoNan", functor::div_no_nan, T) \
+  MF_REGISTER_BINARY("MulNoNan", functor::mul_no_nan, T)
+MF_CALL_FLOAT_DOUBLE(REGISTER_FLOAT_MATH)
+#undef REGISTER_FLOAT_MATH
+#undef MF_CALL_FLOAT_DOUBLE
+#undef MF_CALL_INT32_INT64
 
 #undef MF_REGISTER_BINARY
 

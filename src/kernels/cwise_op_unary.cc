@@ -1,12 +1,14 @@
 // CPU kernels of the unary element-wise ops and activations: Neg, Abs,
 // Sign, Square, Sqrt, Rsqrt, Exp, Log, Log1p, Tanh, Sigmoid, Sin, Cos, Atan,
-// Floor, Ceil, Round, Reciprocal, Relu, Relu6, Elu, Selu, LeakyRelu,
-// Softplus, LogicalNot.
+// Tan, Asin, Acos, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Erfc, Expm1,
+// Floor, Ceil, Round, Rint, Reciprocal, Relu, Relu6, Elu, Selu, LeakyRelu,
+// Softplus, Softsign, IsNan, IsInf, IsFinite, LogicalNot.
 #define EIGEN_USE_THREADS
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
 #include "src/kernels/cwise_op_functor.h"
+#include "src/kernels/cwise_op_math_functor.h"
 #include "src/kernels/cwise_ops_common.h"
 #include "src/kernels/relu_op_functor.h"
 
@@ -79,6 +81,31 @@ MF_CALL_CORE_FLOAT_TYPES(REGISTER_FLOAT)
 
 REGISTER_KERNEL_BUILDER(Name("LogicalNot").Device(DEVICE_CPU),
                         UnaryOp<CPUDevice, functor::logical_not>);
+
+// The math of the wider op set, for float and double only: half and
+// bfloat16 would double the compile time for ops real graphs rarely run in
+// those types.
+#define MF_CALL_FLOAT_DOUBLE(m) TF_CALL_float(m) TF_CALL_double(m)
+#define REGISTER_FLOAT_MATH(T)               \
+  MF_REGISTER_UNARY("Tan", tan, T)           \
+  MF_REGISTER_UNARY("Asin", asin, T)         \
+  MF_REGISTER_UNARY("Acos", acos, T)         \
+  MF_REGISTER_UNARY("Sinh", sinh, T)         \
+  MF_REGISTER_UNARY("Cosh", cosh, T)         \
+  MF_REGISTER_UNARY("Asinh", asinh, T)       \
+  MF_REGISTER_UNARY("Acosh", acosh, T)       \
+  MF_REGISTER_UNARY("Atanh", atanh, T)       \
+  MF_REGISTER_UNARY("Erf", erf, T)           \
+  MF_REGISTER_UNARY("Erfc", erfc, T)         \
+  MF_REGISTER_UNARY("Expm1", expm1, T)       \
+  MF_REGISTER_UNARY("Rint", rint, T)         \
+  MF_REGISTER_UNARY("Softsign", softsign, T) \
+  MF_REGISTER_UNARY("IsNan", is_nan, T)      \
+  MF_REGISTER_UNARY("IsInf", is_inf, T)      \
+  MF_REGISTER_UNARY("IsFinite", is_finite, T)
+MF_CALL_FLOAT_DOUBLE(REGISTER_FLOAT_MATH)
+#undef REGISTER_FLOAT_MATH
+#undef MF_CALL_FLOAT_DOUBLE
 
 #undef MF_REGISTER_UNARY
 

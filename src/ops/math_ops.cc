@@ -271,6 +271,18 @@ MF_UNARY_OP("Sigmoid", MF_UNARY_COMPLEX_TYPES);
 MF_UNARY_OP("Sin", MF_UNARY_COMPLEX_TYPES);
 MF_UNARY_OP("Cos", MF_UNARY_COMPLEX_TYPES);
 MF_UNARY_OP("Atan", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Tan", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Asin", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Acos", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Sinh", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Cosh", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Asinh", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Acosh", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Atanh", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Expm1", MF_UNARY_COMPLEX_TYPES);
+MF_UNARY_OP("Erf", MF_UNARY_REAL_TYPES);
+MF_UNARY_OP("Erfc", MF_UNARY_REAL_TYPES);
+MF_UNARY_OP("Rint", MF_UNARY_REAL_TYPES);
 MF_UNARY_OP("Floor", MF_UNARY_REAL_TYPES);
 MF_UNARY_OP("Ceil", MF_UNARY_REAL_TYPES);
 MF_UNARY_OP("Round", MF_UNARY_SIGNED_TYPES);
@@ -280,6 +292,19 @@ MF_UNARY_OP("Reciprocal", MF_UNARY_SIGNED_TYPES);
 #undef MF_UNARY_REAL_TYPES
 #undef MF_UNARY_COMPLEX_TYPES
 #undef MF_UNARY_SIGNED_TYPES
+
+// Floating-point classification: bool output.
+#define MF_CLASSIFY_OP(name)                      \
+  REGISTER_OP(name)                               \
+      .Input("x: T")                              \
+      .Output("y: bool")                          \
+      .Attr("T: {bfloat16, half, float, double}") \
+      .SetShapeFn(shape_inference::UnchangedShape)
+
+MF_CLASSIFY_OP("IsNan");
+MF_CLASSIFY_OP("IsInf");
+MF_CLASSIFY_OP("IsFinite");
+#undef MF_CLASSIFY_OP
 
 REGISTER_OP("LogicalNot")
     .Input("x: bool")
@@ -329,6 +354,16 @@ MF_BINARY_OP("FloorDiv", MF_BINARY_ARITH_TYPES);
 MF_BINARY_OP("FloorMod",
              "int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
              "bfloat16, half, float, double");
+// TensorFlow's list names half twice (float16 and half).
+MF_BINARY_OP("Mod", "int32, int64, float16, half, bfloat16, float, double");
+MF_BINARY_OP("TruncateDiv", MF_BINARY_ARITH_TYPES);
+MF_BINARY_OP("TruncateMod", "int32, int64, bfloat16, half, float, double");
+MF_BINARY_OP("Xlogy", "half, bfloat16, float, double, complex64, complex128");
+MF_BINARY_OP("Xdivy", "half, bfloat16, float, double, complex64, complex128");
+MF_BINARY_OP("DivNoNan",
+             "half, float, bfloat16, double, complex64, complex128");
+MF_BINARY_OP("MulNoNan",
+             "bfloat16, half, float, double, complex64, complex128");
 MF_BINARY_OP("Maximum", MF_BINARY_MINMAX_TYPES);
 MF_BINARY_OP("Minimum", MF_BINARY_MINMAX_TYPES);
 MF_BINARY_OP("Pow",
@@ -342,6 +377,14 @@ MF_BINARY_OP("SquaredDifference",
 #undef MF_BINARY_OP
 #undef MF_BINARY_ARITH_TYPES
 #undef MF_BINARY_MINMAX_TYPES
+
+// atan(y / x) in the right quadrant; note the inputs are named y, x.
+REGISTER_OP("Atan2")
+    .Input("y: T")
+    .Input("x: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn);
 
 namespace {
 

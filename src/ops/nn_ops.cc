@@ -81,6 +81,12 @@ REGISTER_OP("Softplus")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::UnchangedShape);
 
+REGISTER_OP("Softsign")
+    .Input("features: T")
+    .Output("activations: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
 REGISTER_OP("Softmax")
     .Input("logits: T")
     .Output("softmax: T")

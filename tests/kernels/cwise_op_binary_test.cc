@@ -127,6 +127,13 @@ class CwiseBinaryOpTest : public test::CwiseOpsTestBase {
     Sweep<int64_t>(op, ref, xr, yr);
   }
 
+  // The wider op set (Atan2, Xlogy ...): float and double only.
+  void SweepFloatDouble(const std::string& op, const BinRef& ref,
+                        const Range& xr, const Range& yr) {
+    Sweep<float>(op, ref, xr, yr, /*large=*/true);
+    Sweep<double>(op, ref, xr, yr);
+  }
+
   template <typename T>
   Status Run(const std::string& op, const Tensor& x, const Tensor& y) {
     MakeNode(op).Input(DataTypeToEnum<T>::v()).Input(DataTypeToEnum<T>::v());
@@ -275,6 +282,143 @@ TEST_P(CwiseBinaryOpTest, Pow) {
                        {std::numeric_limits<double>::quiet_NaN(), -8.0});
 }
 
+// trunc(x / y) where x / y is first rounded to T, as the kernel computes.
+template <typename T>
+BinRef TruncateDivRef() {
+  return [](double a, double b) {
+    return std::trunc(test::ToDouble(test::FromDouble<T>(a / b)));
+  };
+}
+
+// C's fmod, which is also C++'s % on integers: the dividend's sign.
+const BinRef kFmodRef = [](double a, double b) { return std::fmod(a, b); };
+
+TEST_P(CwiseBinaryOpTest, Mod) {
+  SweepFloatDouble("Mod", kFmodRef, kSmall, kDivisor);
+  Sweep<int32_t>("Mod", kFmodRef, kSmall, kDivisor, /*large=*/true);
+  Sweep<int64_t>("Mod", kFmodRef, kSmall, kDivisor);
+}
+
+TEST_P(CwiseBinaryOpTest, TruncateMod) {
+  SweepFloatDouble("TruncateMod", kFmodRef, kSmall, kDivisor);
+  Sweep<int32_t>("TruncateMod", kFmodRef, kSmall, kDivisor, /*large=*/true);
+  Sweep<int64_t>("TruncateMod", kFmodRef, kSmall, kDivisor);
+}
+
+TEST_P(CwiseBinaryOpTest, TruncateDiv) {
+  Sweep<float>("TruncateDiv", TruncateDivRef<float>(), kSmall, kDivisor, true);
+  Sweep<double>("TruncateDiv", TruncateDivRef<double>(), kSmall, kDivisor);
+  const BinRef trunc = [](double a, double b) { return std::trunc(a / b); };
+  Sweep<int32_t>("TruncateDiv", trunc, kSmall, kDivisor, /*large=*/true);
+  Sweep<int64_t>("TruncateDiv", trunc, kSmall, kDivisor);
+}
+
+TEST_P(CwiseBinaryOpTest, TruncatingOpsRoundTowardZero) {
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  ExpectValues<int32_t>("TruncateDiv", {7, -7, 7, -7, 6, kMin},
+                        {2, 2, -2, -2, -3, -1}, {3, -3, -3, 3, -2, kMin});
+  for (const char* op : {"Mod", "TruncateMod"}) {
+    ExpectValues<int32_t>(op, {7, -7, 7, -7, 6, kMin}, {2, 2, -2, -2, -3, -1},
+                          {1, -1, 1, -1, 0, 0});
+    ExpectValues<int64_t>(op, {-1}, {5}, {-1});
+    ExpectValues<float>(op, {-7.5f, 7.5f, 7.5f, -7.5f},
+                        {2.0f, -2.0f, 2.0f, -2.0f}, {-1.5f, 1.5f, 1.5f, -1.5f});
+    ExpectValues<double>(op, {1.0}, {0.0},
+                         {std::numeric_limits<double>::quiet_NaN()});
+  }
+  ExpectValues<double>("TruncateDiv", {-7.5, 7.5, 1.0}, {2.0, -2.0, 0.0},
+                       {-3.0, -3.0, std::numeric_limits<double>::infinity()});
+}
+
+TEST_P(CwiseBinaryOpTest, Atan2) {
+  SweepFloatDouble(
+      "Atan2", [](double y, double x) { return std::atan2(y, x); }, kSmall,
+      kSmall);
+  const double pi = std::acos(-1.0);
+  // Input 0 is y: the quadrant follows both signs.
+  ExpectValues<double>("Atan2", {1.0, 1.0, -1.0, 0.0, 0.0},
+                       {1.0, -1.0, -1.0, 0.0, -1.0},
+                       {std::atan2(1.0, 1.0), std::atan2(1.0, -1.0),
+                        std::atan2(-1.0, -1.0), 0.0, pi});
+}
+
+TEST_P(CwiseBinaryOpTest, Xlogy) {
+  SweepFloatDouble(
+      "Xlogy", [](double x, double y) { return x == 0 ? 0 : x * std::log(y); },
+      kSmall, Range{0.01, 50});
+}
+
+TEST_P(CwiseBinaryOpTest, Xdivy) {
+  SweepFloatDouble(
+      "Xdivy", [](double x, double y) { return x == 0 ? 0 : x / y; }, kSmall,
+      kDivisor);
+}
+
+TEST_P(CwiseBinaryOpTest, DivNoNan) {
+  SweepFloatDouble(
+      "DivNoNan", [](double x, double y) { return y == 0 ? 0 : x / y; }, kSmall,
+      kDivisor);
+}
+
+TEST_P(CwiseBinaryOpTest, MulNoNan) {
+  SweepFloatDouble(
+      "MulNoNan", [](double x, double y) { return y == 0 ? 0 : x * y; }, kSmall,
+      kSmall);
+}
+
+TEST_P(CwiseBinaryOpTest, NoNanOpsGiveZeroWhereTheyGuard) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Xlogy and Xdivy guard on x, whatever y is.
+  ExpectValues<double>("Xlogy", {0.0, 0.0, 0.0, 2.0, 1.0},
+                       {0.0, nan, -1.0, 1.0, 0.0}, {0.0, 0.0, 0.0, 0.0, -inf});
+  ExpectValues<double>("Xdivy", {0.0, 0.0, 0.0, 6.0, 1.0},
+                       {0.0, nan, inf, 3.0, 0.0}, {0.0, 0.0, 0.0, 2.0, inf});
+  // DivNoNan and MulNoNan guard on y, whatever x is.
+  ExpectValues<double>("DivNoNan", {1.0, 0.0, -1.0, nan, 6.0},
+                       {0.0, 0.0, 0.0, 0.0, 3.0}, {0.0, 0.0, 0.0, 0.0, 2.0});
+  ExpectValues<double>("MulNoNan", {inf, nan, 2.0, 0.0}, {0.0, 0.0, 3.0, inf},
+                       {0.0, 0.0, 6.0, nan});
+  ExpectValues<float>("DivNoNan", {1.0f, 0.0f}, {0.0f, 0.0f}, {0.0f, 0.0f});
+  // Broadcast: a zero in the broadcast operand guards a whole column, on
+  // the scalar and the broadcast paths alike.
+  MF_ASSERT_OK(Run<float>("DivNoNan",
+                          test::AsTensor<float>({1, 2, 3, 4, 5, 6}, {2, 3}),
+                          test::AsTensor<float>({1, 0, 2})));
+  test::ExpectTensorEqual<float>(
+      *GetOutput(0), test::AsTensor<float>({1, 0, 1.5f, 4, 0, 3}, {2, 3}));
+  MF_ASSERT_OK(Run<float>("MulNoNan", test::AsTensor<float>({nan, inf}),
+                          test::AsScalar<float>(0)));
+  test::ExpectTensorEqual<float>(*GetOutput(0), test::AsTensor<float>({0, 0}));
+  MF_ASSERT_OK(Run<float>("Xlogy", test::AsScalar<float>(0),
+                          test::AsTensor<float>({-1, 0, nan})));
+  test::ExpectTensorEqual<float>(*GetOutput(0),
+                                 test::AsTensor<float>({0, 0, 0}));
+}
+
+TEST_P(CwiseBinaryOpTest, RejectsTypesWithoutAKernel) {
+  // Not in the OpDef (TensorFlow's).
+  for (const char* op : {"Atan2", "Xlogy", "Xdivy", "DivNoNan", "MulNoNan"}) {
+    SCOPED_TRACE(op);
+    EXPECT_THAT(Run<int32_t>(op, test::AsTensor<int32_t>({1}),
+                             test::AsTensor<int32_t>({1})),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("is not in the list of allowed values")));
+  }
+  EXPECT_THAT(Run<uint8_t>("Mod", test::AsTensor<uint8_t>({1}),
+                           test::AsTensor<uint8_t>({1})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("is not in the list of allowed values")));
+  // In the OpDef, but minflow has no CPU kernel (Note [Type lists]).
+  for (const char* op : {"Mod", "TruncateDiv", "Atan2", "DivNoNan"}) {
+    SCOPED_TRACE(op);
+    EXPECT_THAT(
+        Run<half>(op, test::AsTensor<half>({half(1.0f)}),
+                  test::AsTensor<half>({half(1.0f)})),
+        StatusIs(absl::StatusCode::kNotFound, HasSubstr("No registered")));
+  }
+}
+
 // Note [Integer overflow in kernels].
 TEST_P(CwiseBinaryOpTest, IntegerOverflowWraps) {
   const int32_t kMax = std::numeric_limits<int32_t>::max();
@@ -320,7 +464,8 @@ TEST_P(CwiseBinaryOpTest, IncompatibleShapesAreInvalidArgument) {
 }
 
 TEST_P(CwiseBinaryOpTest, IntegerDivisionByZeroIsInvalidArgument) {
-  for (const char* op : {"Div", "FloorDiv", "FloorMod"}) {
+  for (const char* op :
+       {"Div", "FloorDiv", "FloorMod", "Mod", "TruncateDiv", "TruncateMod"}) {
     SCOPED_TRACE(op);
     EXPECT_THAT(Run<int32_t>(op, test::AsTensor<int32_t>({1, 2, 3}),
                              test::AsTensor<int32_t>({1, 0, 1})),

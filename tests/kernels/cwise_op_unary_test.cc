@@ -18,6 +18,9 @@
 namespace minflow {
 namespace {
 
+using ::minflow::testing::StatusIs;
+using ::testing::HasSubstr;
+
 using Ref = std::function<double(double)>;
 
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
@@ -70,6 +73,56 @@ class CwiseUnaryOpTest : public test::CwiseOpsTestBase {
     Sweep<half>(op, ref, lo, hi);
     Sweep<bfloat16>(op, ref, lo, hi);
     Check<float>(op, ref, lo, hi, kLargeShape);
+  }
+
+  // The wider op set (Tan, Erf, Softsign ...): float and double only.
+  void SweepFloatDouble(const std::string& op, const Ref& ref, double lo,
+                        double hi) {
+    Sweep<float>(op, ref, lo, hi);
+    Sweep<double>(op, ref, lo, hi);
+    Check<float>(op, ref, lo, hi, kLargeShape);
+  }
+
+  // A bool-valued `op` (IsNan ...) on values drawn from [lo, hi] with NaNs
+  // and infinities mixed in, against `ref`.
+  template <typename T>
+  void CheckClassifier(const std::string& op,
+                       const std::function<bool(double)>& ref,
+                       const TensorShape& shape) {
+    SCOPED_TRACE(::testing::Message()
+                 << op << " " << DataTypeString(DataTypeToEnum<T>::v()) << " "
+                 << shape.DebugString());
+    MakeNode(op).Input(DataTypeToEnum<T>::v());
+    MF_ASSERT_OK(MakeOp());
+    Tensor x = test::RandomValues<T>(shape, shape.num_elements(), -1e3, 1e3);
+    const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                          std::numeric_limits<T>::infinity(),
+                          -std::numeric_limits<T>::infinity(),
+                          std::numeric_limits<T>::max(),
+                          std::numeric_limits<T>::denorm_min(),
+                          T(0)};
+    for (int64_t i = 0; i < x.NumElements(); i += 3) {
+      x.base<T>()[i] = specials[(i / 3) % 6];
+    }
+    AddInputTensor(x);
+    MF_ASSERT_OK(RunOpKernel());
+    const Tensor& y = *GetOutput(0);
+    ASSERT_EQ(y.dtype(), DT_BOOL);
+    ASSERT_EQ(y.shape().DebugString(), shape.DebugString());
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      ASSERT_EQ(y.base<bool>()[i], ref(test::ElementAt<T>(x, i)))
+          << "at " << i << " x=" << test::ElementAt<T>(x, i);
+    }
+    ExpectShapeFnAgrees();
+  }
+
+  void SweepClassifier(const std::string& op,
+                       const std::function<bool(double)>& ref) {
+    for (const TensorShape& shape : SmallShapes()) {
+      CheckClassifier<float>(op, ref, shape);
+      CheckClassifier<double>(op, ref, shape);
+    }
+    CheckClassifier<float>(op, ref, kLargeShape);
   }
 
   void SweepReals(const std::string& op, const Ref& ref, double lo, double hi) {
@@ -202,6 +255,109 @@ TEST_P(CwiseUnaryOpTest, Softplus) {
         return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
       },
       -40, 40);
+}
+
+TEST_P(CwiseUnaryOpTest, Tan) {
+  SweepFloatDouble(
+      "Tan", [](double x) { return std::tan(x); }, -1.5, 1.5);
+}
+TEST_P(CwiseUnaryOpTest, Asin) {
+  SweepFloatDouble(
+      "Asin", [](double x) { return std::asin(x); }, -1, 1);
+}
+TEST_P(CwiseUnaryOpTest, Acos) {
+  SweepFloatDouble(
+      "Acos", [](double x) { return std::acos(x); }, -1, 1);
+}
+TEST_P(CwiseUnaryOpTest, Sinh) {
+  SweepFloatDouble(
+      "Sinh", [](double x) { return std::sinh(x); }, -10, 10);
+}
+TEST_P(CwiseUnaryOpTest, Cosh) {
+  SweepFloatDouble(
+      "Cosh", [](double x) { return std::cosh(x); }, -10, 10);
+}
+TEST_P(CwiseUnaryOpTest, Asinh) {
+  SweepFloatDouble(
+      "Asinh", [](double x) { return std::asinh(x); }, -100, 100);
+}
+TEST_P(CwiseUnaryOpTest, Acosh) {
+  SweepFloatDouble(
+      "Acosh", [](double x) { return std::acosh(x); }, 1, 100);
+}
+TEST_P(CwiseUnaryOpTest, Atanh) {
+  SweepFloatDouble(
+      "Atanh", [](double x) { return std::atanh(x); }, -0.99, 0.99);
+}
+TEST_P(CwiseUnaryOpTest, Erf) {
+  SweepFloatDouble(
+      "Erf", [](double x) { return std::erf(x); }, -4, 4);
+}
+TEST_P(CwiseUnaryOpTest, Erfc) {
+  SweepFloatDouble(
+      "Erfc", [](double x) { return std::erfc(x); }, -4, 4);
+}
+TEST_P(CwiseUnaryOpTest, Expm1) {
+  SweepFloatDouble(
+      "Expm1", [](double x) { return std::expm1(x); }, -10, 10);
+  SweepFloatDouble(
+      "Expm1", [](double x) { return std::expm1(x); }, -1e-4, 1e-4);
+}
+TEST_P(CwiseUnaryOpTest, Rint) {
+  SweepFloatDouble(
+      "Rint", [](double x) { return std::nearbyint(x); }, -10, 10);
+}
+TEST_P(CwiseUnaryOpTest, Softsign) {
+  SweepFloatDouble(
+      "Softsign", [](double x) { return x / (1 + std::fabs(x)); }, -100, 100);
+}
+
+TEST_P(CwiseUnaryOpTest, IsNan) {
+  SweepClassifier("IsNan", [](double x) { return std::isnan(x); });
+}
+TEST_P(CwiseUnaryOpTest, IsInf) {
+  SweepClassifier("IsInf", [](double x) { return std::isinf(x); });
+}
+TEST_P(CwiseUnaryOpTest, IsFinite) {
+  SweepClassifier("IsFinite", [](double x) { return std::isfinite(x); });
+}
+
+TEST_P(CwiseUnaryOpTest, RintIsHalfToEven) {
+  ExpectValues<float>("Rint", {-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.7f},
+                      {-2.0f, -2.0f, -0.0f, 0.0f, 2.0f, 2.0f, 4.0f});
+  ExpectValues<double>("Rint", {0.5, 1.5, 2.5, -2.5, -3.2},
+                       {0.0, 2.0, 2.0, -2.0, -3.0});
+}
+
+TEST_P(CwiseUnaryOpTest, WiderMathDomainEdgesGiveIeeeResults) {
+  ExpectValues<double>("Asin", {2.0, -1.0}, {kNaN, -std::asin(1.0)});
+  ExpectValues<double>("Acos", {-2.0, 1.0}, {kNaN, 0.0});
+  ExpectValues<double>("Acosh", {0.5, 1.0, kInf}, {kNaN, 0.0, kInf});
+  ExpectValues<double>("Atanh", {1.0, -1.0, 2.0}, {kInf, -kInf, kNaN});
+  ExpectValues<double>("Erf", {kInf, -kInf, 0.0}, {1.0, -1.0, 0.0});
+  ExpectValues<double>("Erfc", {kInf, -kInf}, {0.0, 2.0});
+  ExpectValues<double>("Expm1", {-kInf, 0.0}, {-1.0, 0.0});
+  // inf / (1 + inf) is NaN, as in TensorFlow's x / (|x| + 1).
+  ExpectValues<double>("Softsign", {kInf, -kInf, 0.0, kNaN, 1e300},
+                       {kNaN, kNaN, 0.0, kNaN, 1.0});
+  ExpectValues<float>("Sinh", {1000.0f, -1000.0f},
+                      {std::numeric_limits<float>::infinity(),
+                       -std::numeric_limits<float>::infinity()});
+}
+
+// Half and bfloat16 are in the OpDefs (TensorFlow's) but have no CPU kernel
+// in minflow (Note [Type lists]); integers are not in the OpDefs at all.
+TEST_P(CwiseUnaryOpTest, RejectsTypesWithoutAKernel) {
+  for (const char* op : {"Tan", "Erf", "Softsign", "IsNan", "Rint"}) {
+    SCOPED_TRACE(op);
+    MakeNode(op).Input(DT_INT32);
+    EXPECT_THAT(MakeOp(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("is not in the list of allowed values")));
+    MakeNode(op).Input(DT_HALF);
+    EXPECT_THAT(MakeOp(), StatusIs(absl::StatusCode::kNotFound,
+                                   HasSubstr("No registered")));
+  }
 }
 
 TEST_P(CwiseUnaryOpTest, LeakyReluDefaultAlpha) {

@@ -16,9 +16,12 @@ using test::AsTensor;
 
 TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
   for (const char* name :
-       {"Neg",   "Abs",   "Sign",  "Square",     "Sqrt",       "Rsqrt", "Exp",
-        "Log",   "Log1p", "Tanh",  "Sigmoid",    "Sin",        "Cos",   "Atan",
-        "Floor", "Ceil",  "Round", "Reciprocal", "LogicalNot", "Cast"}) {
+       {"Neg",        "Abs",   "Sign",  "Square", "Sqrt",    "Rsqrt",
+        "Exp",        "Log",   "Log1p", "Tanh",   "Sigmoid", "Sin",
+        "Cos",        "Atan",  "Floor", "Ceil",   "Round",   "Reciprocal",
+        "LogicalNot", "Cast",  "Tan",   "Asin",   "Acos",    "Sinh",
+        "Cosh",       "Asinh", "Acosh", "Atanh",  "Erf",     "Erfc",
+        "Expm1",      "Rint",  "IsNan", "IsInf",  "IsFinite"}) {
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[1,?,3]", "in0");
     INFER_OK(op, "?", "in0");
@@ -30,11 +33,13 @@ TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
 
 TEST(MathOpsTest, BinaryOpsBroadcast) {
   for (const char* name :
-       {"Add",     "AddV2",        "Sub",        "Mul",
-        "Div",     "RealDiv",      "FloorDiv",   "FloorMod",
-        "Maximum", "Minimum",      "Pow",        "SquaredDifference",
-        "Equal",   "NotEqual",     "Less",       "LessEqual",
-        "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"}) {
+       {"Add",     "AddV2",        "Sub",         "Mul",
+        "Div",     "RealDiv",      "FloorDiv",    "FloorMod",
+        "Maximum", "Minimum",      "Pow",         "SquaredDifference",
+        "Equal",   "NotEqual",     "Less",        "LessEqual",
+        "Greater", "GreaterEqual", "LogicalAnd",  "LogicalOr",
+        "Atan2",   "Mod",          "TruncateDiv", "TruncateMod",
+        "Xlogy",   "Xdivy",        "DivNoNan",    "MulNoNan"}) {
     SCOPED_TRACE(name);
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[1,2];?", "?");

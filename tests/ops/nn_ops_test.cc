@@ -15,7 +15,7 @@ using Ints = std::vector<int64_t>;
 
 TEST(NnOpsTest, ActivationsKeepTheInputShape) {
   for (const char* name :
-       {"Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Softplus"}) {
+       {"Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "Softplus", "Softsign"}) {
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[1,?,3]", "in0");
     INFER_OK(op, "?", "in0");
