@@ -545,6 +545,20 @@ Status DepthwiseConv2DNativeShapeImpl(InferenceContext* c,
   return OkStatus();
 }
 
+// A pooling op's four-int `ksize` (every entry positive) and `strides`.
+Status PoolWindow(InferenceContext* c, absl::string_view op_name,
+                  std::vector<int64_t>* ksize, std::vector<int64_t>* strides) {
+  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "strides", strides));
+  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "ksize", ksize));
+  for (int64_t k : *ksize) {
+    if (k <= 0) {
+      return errors::InvalidArgument("Sliding window ksize must be positive, ",
+                                     "but got ", k);
+    }
+  }
+  return OkStatus();
+}
+
 // NCHW_VECT_C: the input is [N, C/4, H, W, 4] (channels in groups of four,
 // the int8 layout of GPU kernels); ksize and strides are in NCHW order and
 // windows move over H and W only, as TensorFlow has it.
@@ -567,15 +581,8 @@ Status PoolVectCShape(InferenceContext* c, absl::string_view op_name) {
         op_name, " does not take EXPLICIT padding with NCHW_VECT_C");
   }
   std::vector<int64_t> strides;
-  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "strides", &strides));
   std::vector<int64_t> ksize;
-  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "ksize", &ksize));
-  for (int64_t k : ksize) {
-    if (k <= 0) {
-      return errors::InvalidArgument("Sliding window ksize must be positive, ",
-                                     "but got ", k);
-    }
-  }
+  MF_RETURN_IF_ERROR(PoolWindow(c, op_name, &ksize, &strides));
   if (ksize[0] != 1 || ksize[1] != 1 || strides[0] != 1 || strides[1] != 1) {
     return errors::Unimplemented(
         op_name,
@@ -606,15 +613,8 @@ Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
   ShapeHandle input;
   MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
   std::vector<int64_t> strides;
-  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "strides", &strides));
   std::vector<int64_t> ksize;
-  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "ksize", &ksize));
-  for (int64_t k : ksize) {
-    if (k <= 0) {
-      return errors::InvalidArgument("Sliding window ksize must be positive, ",
-                                     "but got ", k);
-    }
-  }
+  MF_RETURN_IF_ERROR(PoolWindow(c, op_name, &ksize, &strides));
   Padding padding;
   MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
   std::vector<int64_t> explicit_paddings;
