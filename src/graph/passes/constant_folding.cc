@@ -22,6 +22,10 @@ namespace {
 
 // TensorFlow's limit on a folded constant's size.
 constexpr int64_t kMaxFoldedBytes = 10 << 20;
+// A node with more outputs than this is left alone: each output would become
+// a Const node of its own (a Split of an empty tensor into 2^20 parts made a
+// million Consts from one node, gigabytes of graph, in the single-op fuzzer).
+constexpr int kMaxFoldedOutputs = 1024;
 
 class ConstantFoldingPass : public GraphOptimizationPass {
  public:
@@ -59,7 +63,8 @@ class ConstValues {
 
 bool Foldable(const Node& n, const GraphOptimizationContext& context) {
   if (n.IsConstant() || n.IsStateful() || n.num_outputs() == 0 ||
-      n.num_inputs() == 0 || n.IsOp(kArgOp) || n.IsOp(kRetvalOp) ||
+      n.num_outputs() > kMaxFoldedOutputs || n.num_inputs() == 0 ||
+      n.IsOp(kArgOp) || n.IsOp(kRetvalOp) ||
       context.preserved_nodes.contains(n.name()) ||
       n.output_shapes().size() != static_cast<size_t>(n.num_outputs())) {
     return false;

@@ -144,6 +144,68 @@ TEST(ConstantFoldingTest, TargetsAreNotFolded) {
   EXPECT_EQ(nullptr, g.FindNodeByName("prod/folded"));
 }
 
+TEST(ConstantFoldingTest, ANodeWithThousandsOfOutputsIsNotFolded) {
+  // Split of an empty vector into 2000 empty parts: each would become a
+  // Const; past 1024 outputs the node stays as it is.
+  const std::string text = R"pb(
+    node {
+      name: "axis"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_INT32
+            tensor_shape {}
+            int_val: 0
+          }
+        }
+      }
+    }
+    node {
+      name: "empty"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape { dim { size: 0 } }
+          }
+        }
+      }
+    }
+    node {
+      name: "parts"
+      op: "Split"
+      input: "axis"
+      input: "empty"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "num_split"
+        value { i: 2000 }
+      }
+    }
+  )pb";
+  Prepared p = Prepare(text, {}, {"parts:0", "parts:1999"});
+  const Graph& g = *p.graph.graph;
+  const Node* parts = g.FindNodeByName("parts");
+  ASSERT_NE(nullptr, parts);
+  EXPECT_EQ("Split", parts->type_string());
+  EXPECT_LT(g.num_nodes(), 10);
+}
+
 TEST(ConstantFoldingTest, AKernelErrorIsLeftForTheRunToReport) {
   // Gathering index 5 of 3 elements: the shape function cannot tell, the
   // kernel refuses. The node stays, and the run reports the kernel's error
