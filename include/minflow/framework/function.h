@@ -55,9 +55,9 @@ class FunctionLibraryDefinition : public OpRegistryInterface {
   const OpRegistryInterface* default_registry() const {
     return default_registry_;
   }
-  // The default registry's op, else the function's signature (with
-  // is_function_op set and no shape function: the shape refiner looks into
-  // the body instead).
+  // The function's signature (with is_function_op set and no shape
+  // function: the shape refiner looks into the body instead), else the
+  // default registry's op.
   Status LookUp(absl::string_view op_type_name,
                 const OpRegistrationData** op_reg_data) const override;
 
