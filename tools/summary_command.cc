@@ -189,8 +189,7 @@ int SummaryMain(const CommandContext& ctx) {
       ++unregistered[node.op()];
       return;
     }
-    if (reg->is_function_op || IsPartitionedCallOp(node.op()) ||
-        IsFunctionalControlFlowOp(node.op())) {
+    if (RunsFunctions(*reg)) {
       return;
     }
     AddDefaultsToNodeDef(reg->op_def, &node);

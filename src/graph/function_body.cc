@@ -4,10 +4,12 @@
 
 #include "absl/strings/match.h"
 #include "minflow/framework/function.h"
+#include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/node_def.pb.h"
+#include "minflow/op_def.pb.h"
 
 namespace minflow {
 
@@ -23,6 +25,12 @@ bool IsWhileOp(absl::string_view op) {
 }
 bool IsFunctionalControlFlowOp(absl::string_view op) {
   return IsIfOp(op) || IsCaseOp(op) || IsWhileOp(op);
+}
+
+bool RunsFunctions(const OpRegistrationData& reg) {
+  const std::string& op = reg.op_def.name();
+  return reg.is_function_op || IsPartitionedCallOp(op) ||
+         IsFunctionalControlFlowOp(op);
 }
 
 bool GetFunctionCall(const Node& node, const FunctionLibraryDefinition* library,

@@ -353,8 +353,7 @@ Status ShapeRefiner::RefineNode(const Node& node) {
         index < static_cast<int64_t>(arg_shapes_.size())) {
       c.set_output(0, MakeShape(arg_shapes_[index]));
     }
-  } else if (reg->is_function_op || IsPartitionedCallOp(def.op()) ||
-             IsFunctionalControlFlowOp(def.op())) {
+  } else if (RunsFunctions(*reg)) {
     std::vector<PartialTensorShape> shapes;
     bool handled = false;
     MF_RETURN_IF_ERROR(errors::AttachNodeContext(

@@ -23,6 +23,7 @@ class FunctionLibraryDefinition;
 class Graph;
 class Node;
 class VersionDef;
+struct OpRegistrationData;
 
 // Calls nested deeper than this (in shape inference or inlining) are an
 // error: a function that calls itself has no end there.
@@ -33,6 +34,10 @@ bool IsIfOp(absl::string_view op);               // If, StatelessIf
 bool IsCaseOp(absl::string_view op);             // Case, StatelessCase
 bool IsWhileOp(absl::string_view op);            // While, StatelessWhile
 bool IsFunctionalControlFlowOp(absl::string_view op);
+// Whether a node of op `reg` runs functions of a library: a function's own
+// op, a PartitionedCall or a functional control-flow op. Such nodes have no
+// kernel; the lowering pass replaces them.
+bool RunsFunctions(const OpRegistrationData& reg);
 
 // Whether `node` calls a function, and which with what attrs: a
 // PartitionedCall's `f`, or the node's op and its attrs ('_' ones left out)

@@ -6,8 +6,8 @@
 #define EIGEN_USE_THREADS
 #include "example.h"
 
-#include "minflow/framework/tf_compat.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/framework/tf_compat.h"
 
 using namespace tensorflow;
 

@@ -2,10 +2,10 @@
 // shape: TensorFlow's spellings throughout, only the includes changed. The
 // op is named "Guide>ZeroOut" because minflow has a built-in ZeroOut and a
 // library may not register a name twice.
-#include "minflow/framework/tf_compat.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/shape_inference.h"
+#include "minflow/framework/tf_compat.h"
 
 using namespace tensorflow;
 

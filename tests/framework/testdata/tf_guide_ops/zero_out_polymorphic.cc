@@ -3,10 +3,10 @@
 // with TF_RETURN_IF_ERROR, and kernels stamped by a REGISTER_KERNEL(type)
 // macro. In the guide's shape, only the includes changed (and the op's
 // name: see zero_out.cc).
-#include "minflow/framework/tf_compat.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/shape_inference.h"
+#include "minflow/framework/tf_compat.h"
 
 using namespace tensorflow;
 
