@@ -5,12 +5,33 @@
 #include <sstream>
 
 #include "minflow/core/dtype_dispatch.h"
+#include "minflow/core/resource_handle.h"
+#include "minflow/core/variant.h"
 
 namespace minflow {
 namespace {
 
-// Memory from an Allocator; strings are constructed in place and destroyed
-// with the buffer.
+// Element types that are C++ objects rather than plain bytes: constructed
+// in place, destroyed with the buffer, copied one by one.
+template <typename Fn>
+bool VisitObjectType(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_STRING:
+      fn(TypeTag<std::string>{});
+      return true;
+    case DT_RESOURCE:
+      fn(TypeTag<ResourceHandle>{});
+      return true;
+    case DT_VARIANT:
+      fn(TypeTag<Variant>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Memory from an Allocator; object elements (strings, resource handles,
+// variants) are constructed in place and destroyed with the buffer.
 class AllocatedBuffer final : public TensorBuffer {
  public:
   AllocatedBuffer(Allocator* a, void* data, size_t bytes, DataType dtype,
@@ -25,10 +46,11 @@ class AllocatedBuffer final : public TensorBuffer {
 
  private:
   ~AllocatedBuffer() override {
-    if (dtype_ == DT_STRING) {
-      auto* strings = static_cast<std::string*>(data());
-      for (int64_t i = 0; i < num_elements_; ++i) strings[i].~basic_string();
-    }
+    VisitObjectType(dtype_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* objects = static_cast<T*>(data());
+      for (int64_t i = 0; i < num_elements_; ++i) objects[i].~T();
+    });
     allocator_->DeallocateRaw(data(), bytes_);
   }
 
@@ -72,8 +94,33 @@ class ExternalBuffer final : public TensorBuffer {
   std::function<void(void*)> release_;
 };
 
+// A reference to a variable's tensor (Note [Ref edges]).
+class RefBuffer final : public TensorBuffer {
+ public:
+  RefBuffer(Tensor* target, absl::Mutex* mu, const core::RefCounted* owner)
+      : TensorBuffer(nullptr), target_(target), mu_(mu), owner_(owner) {
+    if (owner_ != nullptr) owner_->Ref();
+  }
+  size_t size() const override { return 0; }
+  TensorBuffer* root_buffer() override { return this; }
+  Tensor* target() const { return target_; }
+  absl::Mutex* mu() const { return mu_; }
+
+ private:
+  ~RefBuffer() override {
+    if (owner_ != nullptr) owner_->Unref();
+  }
+
+  Tensor* const target_;
+  absl::Mutex* const mu_;
+  const core::RefCounted* const owner_;
+};
+
 size_t ElementSize(DataType dtype) {
-  return dtype == DT_STRING ? sizeof(std::string) : DataTypeSize(dtype);
+  size_t size = DataTypeSize(dtype);
+  VisitObjectType(
+      dtype, [&](auto tag) { size = sizeof(typename decltype(tag)::type); });
+  return size;
 }
 
 // Returns nullptr and sets *status when the memory cannot be had.
@@ -102,10 +149,11 @@ TensorBuffer* AllocateBuffer(Allocator* a, DataType dtype,
                                         " bytes) on ", a->Name());
     return nullptr;
   }
-  if (dtype == DT_STRING) {
-    auto* strings = static_cast<std::string*>(data);
-    for (int64_t i = 0; i < n; ++i) new (&strings[i]) std::string();
-  }
+  VisitObjectType(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* objects = static_cast<T*>(data);
+    for (int64_t i = 0; i < n; ++i) new (&objects[i]) T();
+  });
   return new AllocatedBuffer(a, data, bytes, dtype, n);
 }
 
@@ -139,6 +187,30 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* a, DataType type,
   t.buf_ = AllocateBuffer(a, type, shape, &status);
   MF_RETURN_IF_ERROR(status);
   return t;
+}
+
+Tensor Tensor::MakeRef(Tensor* target, absl::Mutex* mu,
+                       const core::RefCounted* owner) {
+  Tensor ref(MakeRefType(target->dtype()));
+  ref.shape_ = TensorShape();
+  ref.buf_ = new RefBuffer(target, mu, owner);
+  return ref;
+}
+
+Tensor Tensor::Unallocated(DataType type) {
+  Tensor t(type);
+  t.shape_ = TensorShape();
+  return t;
+}
+
+Tensor* Tensor::RefTarget() const {
+  MF_CHECK(IsRef() && buf_ != nullptr) << "RefTarget() of a non-ref tensor";
+  return static_cast<RefBuffer*>(buf_)->target();
+}
+
+absl::Mutex* Tensor::RefMutex() const {
+  MF_CHECK(IsRef() && buf_ != nullptr) << "RefMutex() of a non-ref tensor";
+  return static_cast<RefBuffer*>(buf_)->mu();
 }
 
 Tensor::Tensor(const Tensor& other)
@@ -230,18 +302,20 @@ Tensor Tensor::Slice(int64_t dim0_start, int64_t dim0_limit) const {
 Tensor Tensor::DeepCopy() const {
   Tensor copy(dtype_, shape_);
   if (NumElements() == 0 || buf_ == nullptr) return copy;
-  if (dtype_ == DT_STRING) {
-    const auto* src = base<const std::string>();
-    auto* dst = copy.base<std::string>();
+  const bool objects = VisitObjectType(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = base<const T>();
+    T* dst = copy.base<T>();
     for (int64_t i = 0; i < NumElements(); ++i) dst[i] = src[i];
-  } else {
-    std::memcpy(copy.data(), data(), TotalBytes());
-  }
+  });
+  if (!objects) std::memcpy(copy.data(), data(), TotalBytes());
   return copy;
 }
 
 absl::string_view Tensor::tensor_data() const {
-  if (buf_ == nullptr || dtype_ == DT_STRING) return absl::string_view();
+  if (buf_ == nullptr || !DataTypeCanUseMemcpy(dtype_)) {
+    return absl::string_view();
+  }
   return absl::string_view(static_cast<const char*>(data()), TotalBytes());
 }
 
@@ -300,6 +374,18 @@ std::string Tensor::SummarizeValue(int64_t max_entries, bool print_v2) const {
   if (!IsInitialized()) return "<uninitialized>";
   if (NumElements() == 0) return "[]";
   std::ostringstream os;
+  if (IsRef()) return "<reference to a variable>";
+  if (dtype_ == DT_RESOURCE || dtype_ == DT_VARIANT) {
+    const int64_t n = std::min(max_entries, NumElements());
+    for (int64_t i = 0; i < n; ++i) {
+      if (i > 0) os << " ";
+      os << (dtype_ == DT_RESOURCE
+                 ? base<const ResourceHandle>()[i].DebugString()
+                 : base<const Variant>()[i].DebugString());
+    }
+    if (n < NumElements()) os << "...";
+    return os.str();
+  }
   const bool known = VisitDataType(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     int64_t printed = 0;

@@ -276,6 +276,59 @@ bool OpKernelContext::has_input(int index) const {
   return params_->inputs[index].tensor != nullptr;
 }
 
+Tensor OpKernelContext::mutable_input(int index, bool lock_held) {
+  MF_CHECK(index >= 0 && index < num_inputs())
+      << "input index " << index << " of " << num_inputs();
+  const TensorValue& v = params_->inputs[index];
+  MF_CHECK(v.tensor != nullptr) << "input " << index << " is not available";
+  if (!v.is_ref() || lock_held) return *v.tensor;
+  absl::ReaderMutexLock lock(v.mutex_if_ref);
+  return *v.tensor;
+}
+
+Status OpKernelContext::mutable_input(absl::string_view name, Tensor* tensor,
+                                      bool lock_held) {
+  int index = 0;
+  MF_RETURN_IF_ERROR(
+      SingleIndex(op_kernel().input_name_map_, name, "input", &index));
+  if (!input_is_ref(index)) {
+    return errors::InvalidArgument("OpKernel used non-ref input name '", name,
+                                   "' when ref input was expected");
+  }
+  *tensor = mutable_input(index, lock_held);
+  return OkStatus();
+}
+
+absl::Mutex* OpKernelContext::input_ref_mutex(int index) {
+  return params_->inputs[index].mutex_if_ref;
+}
+
+void OpKernelContext::replace_ref_input(int index, const Tensor& tensor,
+                                        bool lock_held) {
+  const TensorValue& v = params_->inputs[index];
+  MF_CHECK(v.is_ref()) << "replace_ref_input of non-ref input " << index;
+  if (lock_held) {
+    *v.tensor = tensor;
+    return;
+  }
+  absl::MutexLock lock(v.mutex_if_ref);
+  *v.tensor = tensor;
+}
+
+void OpKernelContext::forward_ref_input_to_ref_output(int input_index,
+                                                      int output_index) {
+  const TensorValue& v = params_->inputs[input_index];
+  MF_CHECK(v.is_ref() && v.ref != nullptr)
+      << "forward_ref_input_to_ref_output of non-ref input " << input_index;
+  set_output(output_index, *v.ref);
+}
+
+void OpKernelContext::set_output_ref(int index, absl::Mutex* mu,
+                                     Tensor* tensor_for_ref,
+                                     const core::RefCounted* owner) {
+  set_output(index, Tensor::MakeRef(tensor_for_ref, mu, owner));
+}
+
 Status OpKernelContext::input_range(absl::string_view name, int* start,
                                     int* stop) const {
   return op_kernel().InputRange(name, start, stop);

@@ -1,7 +1,5 @@
 #include "minflow/framework/resource_mgr.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstdlib>
 
@@ -9,31 +7,6 @@
 #include "absl/strings/str_join.h"
 
 namespace minflow {
-namespace core {
-
-bool RefCounted::Unref() const {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    delete this;
-    return true;
-  }
-  return false;
-}
-
-}  // namespace core
-
-namespace internal {
-
-std::string DemangledTypeName(const char* mangled) {
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  if (status != 0 || demangled == nullptr) return mangled;
-  std::string result(demangled);
-  std::free(demangled);
-  return result;
-}
-
-}  // namespace internal
-
 ResourceMgr::ResourceMgr() : ResourceMgr("localhost") {}
 
 ResourceMgr::ResourceMgr(std::string default_container)
@@ -52,7 +25,7 @@ Status ResourceMgr::DoCreate(const std::string& container, std::type_index type,
   }
   resource->Unref();
   return errors::AlreadyExists("Resource ", container, "/", name, "/",
-                               internal::DemangledTypeName(type_name));
+                               internal::DemangleTypeName(type_name));
 }
 
 Status ResourceMgr::DoLookup(const std::string& container, std::type_index type,
@@ -86,7 +59,7 @@ Status ResourceMgr::DoLookup(const std::string& container, std::type_index type,
                             container, "/", name, ")");
   }
   return errors::NotFound("Resource ", container, "/", name, "/",
-                          internal::DemangledTypeName(type_name),
+                          internal::DemangleTypeName(type_name),
                           " does not exist.");
 }
 
@@ -98,13 +71,35 @@ Status ResourceMgr::DoDelete(const std::string& container, std::type_index type,
     auto it = resources_.find(Key{container, type, name});
     if (it == resources_.end()) {
       return errors::NotFound("Resource ", container, "/", name, "/",
-                              internal::DemangledTypeName(type_name),
+                              internal::DemangleTypeName(type_name),
                               " does not exist.");
     }
     doomed = it->second;
     resources_.erase(it);
   }
   // Unref outside the lock: a destructor may use the manager.
+  doomed->Unref();
+  return OkStatus();
+}
+
+Status ResourceMgr::Delete(const ResourceHandle& handle) {
+  ResourceBase* doomed = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = resources_.begin(); it != resources_.end(); ++it) {
+      const Key& key = it->first;
+      if (key.container == handle.container() && key.name == handle.name() &&
+          static_cast<uint64_t>(key.type.hash_code()) == handle.hash_code()) {
+        doomed = it->second;
+        resources_.erase(it);
+        break;
+      }
+    }
+  }
+  if (doomed == nullptr) {
+    return errors::NotFound("Resource ", handle.container(), "/", handle.name(),
+                            "/", handle.maybe_type_name(), " does not exist.");
+  }
   doomed->Unref();
   return OkStatus();
 }
@@ -141,7 +136,7 @@ std::string ResourceMgr::DebugString() const {
     absl::ReaderMutexLock lock(&mu_);
     for (const auto& [key, r] : resources_) {
       lines.push_back(absl::StrCat(key.container, " | ",
-                                   internal::DemangledTypeName(key.type.name()),
+                                   internal::DemangleTypeName(key.type.name()),
                                    " | ", key.name, " | ", r->DebugString()));
     }
   }

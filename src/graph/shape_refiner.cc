@@ -114,6 +114,9 @@ struct ShapeRefiner::OutputInfo {
   // known), or for a scalar a one-dim shape holding it (`scalar`).
   ShapeHandle partial;
   bool scalar = false;
+  // What a resource or variant output holds (a variable's dtype and shape,
+  // a TensorList's elements), index into handle_data_, or -1.
+  int handle = -1;
 };
 
 ShapeRefiner::ShapeRefiner(int graph_def_version,
@@ -304,6 +307,7 @@ Status ShapeRefiner::RefineNode(const Node& node) {
   input_tensors.assign(num_inputs, nullptr);
   input_partials.assign(num_inputs, ShapeHandle());
   int back_edges = 0;
+  absl::InlinedVector<std::pair<int, int>, 2> input_handles;
   for (int i = 0; i < num_inputs; ++i) {
     const auto [src, port] = inputs_scratch_[i];
     if (src == kBackEdgeNotRefined) {
@@ -318,6 +322,7 @@ Status ShapeRefiner::RefineNode(const Node& node) {
     }
     const OutputInfo& info = outputs_[first_output_[src] + port];
     input_shapes[i] = info.shape;
+    if (info.handle >= 0) input_handles.emplace_back(i, info.handle);
     if (info.value >= 0) input_tensors[i] = &values_[info.value];
     // Shape functions read vectors as partial shapes; scalars they read
     // through input_tensor only.
@@ -346,6 +351,9 @@ Status ShapeRefiner::RefineNode(const Node& node) {
 
   InferenceContext c(graph_def_version_, def, reg->op_def, input_shapes,
                      input_tensors, input_partials, &manager_);
+  for (const auto& [input, handle] : input_handles) {
+    c.set_input_handle_shapes_and_types(input, handle_data_[handle]);
+  }
   MF_RETURN_IF_ERROR(c.Run(reg->shape_inference_fn));
   if (def.op() == "_Arg" && !arg_shapes_.empty()) {
     int64_t index = -1;
@@ -377,6 +385,10 @@ Status ShapeRefiner::RefineNode(const Node& node) {
     OutputInfo info;
     info.shape = c.output(i);
     info.dtype = output_types[i];
+    if (const auto* handle = c.output_handle_shapes_and_types(i)) {
+      handle_data_.push_back(*handle);
+      info.handle = static_cast<int>(handle_data_.size()) - 1;
+    }
     outputs_.push_back(info);
   }
   if (!output_types.empty() && IsIntType(output_types[0])) {

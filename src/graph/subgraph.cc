@@ -66,8 +66,8 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
     MF_ASSIGN_OR_RETURN(
         Node * arg, graph->AddNode(EndpointDef(
                         absl::StrCat("_arg_", node->name(), "_", port, "_", i),
-                        kArgOp, node->output_type(port), static_cast<int>(i),
-                        node->requested_device())));
+                        kArgOp, BaseType(node->output_type(port)),
+                        static_cast<int>(i), node->requested_device())));
     if (!node->output_shapes().empty()) {
       arg->set_output_shapes({node->output_shape(port)});
     }
@@ -105,7 +105,7 @@ Status RewriteGraphForExecution(absl::Span<const std::string> feeds,
         Node * retval,
         graph->AddNode(EndpointDef(
             absl::StrCat("_retval_", node->name(), "_", port, "_", j),
-            kRetvalOp, node->output_type(port), static_cast<int>(j),
+            kRetvalOp, BaseType(node->output_type(port)), static_cast<int>(j),
             node->requested_device())));
     graph->AddEdge(src, src_port, retval, 0);
     roots.push_back(retval);

@@ -7,6 +7,16 @@
 namespace minflow {
 namespace {
 
+// Output `out` is input `in`: the reference itself for a Ref* twin (Note
+// [Ref edges] in core/tensor.h), else the value.
+void ForwardInput(OpKernelContext* ctx, int in, int out) {
+  if (ctx->input_is_ref(in)) {
+    ctx->forward_ref_input_to_ref_output(in, out);
+  } else {
+    ctx->set_output(out, ctx->input(in));
+  }
+}
+
 // Reads a scalar bool predicate, or fails naming what it got.
 bool ReadPredicate(OpKernelContext* ctx, int index, bool* value) {
   const Tensor& pred = ctx->input(index);
@@ -28,7 +38,7 @@ class SwitchOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     bool pred = false;
     if (!ReadPredicate(ctx, 1, &pred)) return;
-    ctx->set_output(pred ? 1 : 0, ctx->input(0));
+    ForwardInput(ctx, 0, pred ? 1 : 0);
   }
   bool IsExpensive() override { return false; }
 };
@@ -41,7 +51,7 @@ class MergeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     for (int i = 0; i < ctx->num_inputs(); ++i) {
       if (!ctx->has_input(i)) continue;
-      ctx->set_output(0, ctx->input(i));
+      ForwardInput(ctx, i, 0);
       Tensor* index = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape(), &index));
       index->scalar<int32_t>()() = i;
@@ -57,9 +67,7 @@ class MergeOp : public OpKernel {
 class ForwardOp : public OpKernel {
  public:
   explicit ForwardOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
-  void Compute(OpKernelContext* ctx) override {
-    ctx->set_output(0, ctx->input(0));
-  }
+  void Compute(OpKernelContext* ctx) override { ForwardInput(ctx, 0, 0); }
   bool IsExpensive() override { return false; }
 };
 

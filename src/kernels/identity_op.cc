@@ -15,6 +15,17 @@ class IdentityOp : public OpKernel {
   bool IsExpensive() override { return false; }
 };
 
+// RefIdentity: the output is the input reference (Note [Ref edges] in
+// core/tensor.h).
+class RefIdentityOp : public OpKernel {
+ public:
+  explicit RefIdentityOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    ctx->forward_ref_input_to_ref_output(0, 0);
+  }
+  bool IsExpensive() override { return false; }
+};
+
 // IdentityN: output i is input i.
 class IdentityNOp : public OpKernel {
  public:
@@ -38,6 +49,7 @@ REGISTER_KERNEL_BUILDER(Name("Identity").Device(DEVICE_CPU), IdentityOp);
 REGISTER_KERNEL_BUILDER(Name("StopGradient").Device(DEVICE_CPU), IdentityOp);
 REGISTER_KERNEL_BUILDER(Name("PlaceholderWithDefault").Device(DEVICE_CPU),
                         IdentityOp);
+REGISTER_KERNEL_BUILDER(Name("RefIdentity").Device(DEVICE_CPU), RefIdentityOp);
 REGISTER_KERNEL_BUILDER(Name("IdentityN").Device(DEVICE_CPU), IdentityNOp);
 
 }  // namespace

@@ -657,6 +657,13 @@ REGISTER_OP("Identity")
     .Attr("T: type")
     .SetShapeFn(shape_inference::UnchangedShape);
 
+REGISTER_OP("RefIdentity")
+    .Input("input: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .SetAllowsUninitializedInput();
+
 REGISTER_OP("IdentityN")
     .Input("input: T")
     .Output("output: T")

@@ -18,6 +18,11 @@ Status SwitchShape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &pred));
   c->set_output(0, c->input(0));
   c->set_output(1, c->input(0));
+  // What a resource or variant holds passes through too.
+  if (const auto* handle = c->input_handle_shapes_and_types(0)) {
+    c->set_output_handle_shapes_and_types(0, *handle);
+    c->set_output_handle_shapes_and_types(1, *handle);
+  }
   return OkStatus();
 }
 
@@ -29,6 +34,13 @@ Status MergeShape(InferenceContext* c) {
   ShapeHandle out = c->input(0);
   for (int i = 1; i < c->num_inputs(); ++i) c->Relax(out, c->input(i), &out);
   c->set_output(0, out);
+  // What a resource or variant holds: as the first input that says.
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    if (const auto* handle = c->input_handle_shapes_and_types(i)) {
+      c->set_output_handle_shapes_and_types(0, *handle);
+      break;
+    }
+  }
   c->set_output(1, c->Scalar());
   return OkStatus();
 }

@@ -17,6 +17,7 @@
 #include "minflow/framework/kernel_registry.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
+#include "minflow/framework/step_container.h"
 #include "minflow/graph/control_flow.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/subgraph.h"
@@ -221,6 +222,9 @@ struct StepState {
   StepBuffers buffers;
   std::atomic<int64_t> outstanding{0};
   std::atomic<bool> aborted{false};
+  // Created in Run; cleans its container from the devices' managers when
+  // the step's state goes.
+  std::unique_ptr<ScopedStepContainer> step_container;
   CancellationManager local_cancellation;
   CancellationManager* cancellation = nullptr;
   OpKernelContext::Runner runner;
@@ -521,6 +525,27 @@ void PropagateControlFlow(StepState* s, const TaggedNode& t,
   CleanupIterations(s, frame, iter->iter, ready);
 }
 
+// Replaces the reference in `*value` (input `input` of `item`) by the
+// variable's current value; FailedPrecondition when it was never assigned.
+Status ReadRef(const NodeItem& item, int input, Tensor* value) {
+  Tensor current;
+  {
+    absl::ReaderMutexLock lock(value->RefMutex());
+    current = *value->RefTarget();
+  }
+  if (!current.IsInitialized()) {
+    const NodeDef& def = item.node->def();
+    const std::string source =
+        input < def.input_size() ? def.input(input) : "a variable";
+    return errors::AttachNodeContext(
+        errors::FailedPrecondition("Attempting to use uninitialized value ",
+                                   source),
+        item.node->name(), item.node->type_string());
+  }
+  *value = std::move(current);
+  return OkStatus();
+}
+
 // Runs one node and hands out its results. Fills `ready` with the nodes
 // that became ready.
 void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
@@ -568,6 +593,13 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
       }
       Tensor value = std::move(inputs[0]);
       inputs[0] = empty_slot;
+      if (value.IsRef()) {
+        Status read = ReadRef(item, 0, &value);
+        if (!read.ok()) {
+          s->RecordError(read);
+          return;
+        }
+      }
       {
         absl::MutexLock lock(&s->mu);
         s->retvals[item.index] = std::move(value);
@@ -594,6 +626,20 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
       absl::InlinedVector<TensorValue, 4> values(item.num_inputs);
       for (int i = 0; i < item.num_inputs; ++i) {
         if (item.is_merge && IsDead(inputs[i])) continue;
+        if (inputs[i].IsRef()) {  // Note [Ref edges] in core/tensor.h
+          if (IsRefType(item.kernel->input_type(i))) {
+            values[i] =
+                TensorValue(inputs[i].RefMutex(), inputs[i].RefTarget());
+            values[i].ref = &inputs[i];
+            continue;
+          }
+          Status read = ReadRef(item, i, &inputs[i]);
+          if (!read.ok()) {
+            for (int j = 0; j < item.num_inputs; ++j) inputs[j] = empty_slot;
+            s->RecordError(read);
+            return;
+          }
+        }
         values[i] = TensorValue(&inputs[i]);
       }
       OpKernelContext::Params params;
@@ -602,6 +648,7 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
       params.device = item.device;
       params.inputs = absl::MakeConstSpan(values);
       params.resource_manager = item.device->resource_manager();
+      params.step_container = s->step_container.get();
       params.cancellation_manager = s->cancellation;
       params.runner = &s->runner;
       OpKernelContext ctx(&params);
@@ -885,6 +932,14 @@ Status Executor::Run(const Args& args) const {
   s->cancellation = args.cancellation_manager != nullptr
                         ? args.cancellation_manager
                         : &s->local_cancellation;
+  s->step_container = std::make_unique<ScopedStepContainer>(
+      args.step_id, [&impl](const std::string& name) {
+        for (Device* device : impl.options.devices) {
+          if (ResourceMgr* rm = device->resource_manager()) {
+            rm->Cleanup(name).IgnoreError();
+          }
+        }
+      });
   ReadyList roots;
   if (impl.has_control_flow) {
     // The root frame: one iteration, never ended before the step is.

@@ -126,8 +126,8 @@ TEST(TensorTest, AllocateReportsOutOfMemory) {
   EXPECT_FALSE(t.IsInitialized());
   MF_EXPECT_OK(Tensor::Allocate(&small, DT_FLOAT, TensorShape({10})).status());
   EXPECT_THAT(
-      Tensor::Allocate(&small, DT_RESOURCE, TensorShape({1})),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("resource")));
+      Tensor::Allocate(&small, DT_FLOAT_REF, TensorShape({1})),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("float_ref")));
 }
 
 TEST(TensorTest, ExternalMemoryIsReleasedOnce) {

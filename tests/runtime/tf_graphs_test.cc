@@ -113,5 +113,40 @@ TEST(TfGraphsTest, Tf1CondWithAFunctionCallOnOneSide) {
   }
 }
 
+// var = 2 (var/Assign); z = IdentityN(w, x, y) waits on var_add (+1).
+TEST(TfGraphsTest, Tf1VariableWithAssignAddOrderedByControlDependency) {
+  auto session = Load("multi-output-feeds.pbtxt");
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  // Nothing has assigned the variable yet.
+  EXPECT_THAT(
+      session->Run({}, {"z:0"}, {}, &out),
+      testing::StatusIs(
+          absl::StatusCode::kFailedPrecondition,
+          ::testing::HasSubstr("Attempting to use uninitialized value var")));
+  MF_ASSERT_OK(session->Run({}, {}, {"var/Assign"}, &out));
+  MF_ASSERT_OK(session->Run({}, {"var/read"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 2);
+  // Fetching z runs var_add first; each run adds one.
+  for (int run = 1; run <= 3; ++run) {
+    MF_ASSERT_OK(session->Run({}, {"z:0", "z:1", "z:2", "a"}, {}, &out));
+    EXPECT_EQ(out[0].scalar<float>()(), 2);
+    EXPECT_EQ(out[1].scalar<float>()(), 3);
+    EXPECT_EQ(out[2].scalar<float>()(), 4);
+    EXPECT_EQ(out[3].scalar<float>()(), 7);
+    MF_ASSERT_OK(session->Run({}, {"var/read"}, {}, &out));
+    EXPECT_EQ(out[0].scalar<float>()(), 2 + run);
+  }
+  // TensorFlow's test: z:1 and z:2 fed, z:2, z:1 and a:0 fetched. The fed
+  // outputs come back as fed, `a` adds them, and nothing needs var_add.
+  MF_ASSERT_OK(session->Run({{"z:1", Scalar(10.0f)}, {"z:2", Scalar(20.0f)}},
+                            {"z:2", "z:1", "a:0"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 20);
+  EXPECT_EQ(out[1].scalar<float>()(), 10);
+  EXPECT_EQ(out[2].scalar<float>()(), 30);
+  MF_ASSERT_OK(session->Run({}, {"var/read"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 5);
+}
+
 }  // namespace
 }  // namespace minflow

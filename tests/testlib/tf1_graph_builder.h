@@ -31,6 +31,15 @@ class Tf1GraphBuilder {
     if (typed) AddNodeAttr("T", t, n);
     return name;
   }
+  // A node with no attrs yet: the caller adds them (AddNodeAttr).
+  NodeDef* Node(const std::string& name, const std::string& op,
+                std::vector<std::string> inputs = {}) {
+    NodeDef* n = graph_.add_node();
+    n->set_name(name);
+    n->set_op(op);
+    for (const std::string& in : inputs) n->add_input(in);
+    return n;
+  }
   std::string Const(const std::string& name, int32_t value,
                     std::vector<std::string> controls = {}) {
     return Const(name, Tensor(value), std::move(controls));

@@ -11,9 +11,11 @@
 #include <utility>
 
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "minflow/core/allocator.h"
 #include "minflow/core/logging.h"
+#include "minflow/core/refcount.h"
 #include "minflow/core/status.h"
 #include "minflow/core/tensor_shape.h"
 #include "minflow/core/tensor_types.h"
@@ -107,6 +109,21 @@ class Tensor {
   Tensor& operator=(const Tensor& other);
   Tensor& operator=(Tensor&& other) noexcept;
   ~Tensor();
+
+  // A reference to `*target`, the storage of a TF1 variable, as ref-typed
+  // edges carry it (see Note [Ref edges]). Its dtype is the ref type of
+  // target's; `owner` (if given) is kept alive while the reference is;
+  // `mu` guards `*target` and must outlive the reference too.
+  static Tensor MakeRef(Tensor* target, absl::Mutex* mu,
+                        const core::RefCounted* owner);
+  // A scalar of `type` with no buffer, so !IsInitialized(): what a
+  // variable holds before its first assignment.
+  static Tensor Unallocated(DataType type);
+  // True for a tensor made by MakeRef.
+  bool IsRef() const { return IsRefType(dtype_); }
+  // The referenced tensor and its mutex; IsRef() must hold.
+  Tensor* RefTarget() const;
+  absl::Mutex* RefMutex() const;
 
   // Allocates a tensor; ResourceExhausted naming the bytes when the
   // allocator refuses, InvalidArgument for a dtype minflow cannot hold.
@@ -231,6 +248,18 @@ class Tensor {
   TensorShape shape_;
   TensorBuffer* buf_ = nullptr;
 };
+
+// Note [Ref edges]
+// ~~~~~~~~~~~~~~~~
+// A TF1 variable's output is a reference to its storage, not a value: a
+// consumer whose input is ref-typed (Assign, RefIdentity, RefSwitch)
+// updates the variable through it, and one whose input is not (Identity,
+// MatMul) reads the variable's value as of the moment it runs. The executor
+// moves a reference through its input slots as a Tensor made by
+// Tensor::MakeRef (ref dtype, a buffer pointing at the variable's tensor and
+// mutex), so frames, Switch and Merge carry it like any value; just before a
+// kernel runs, a reference arriving at a non-ref input is replaced by the
+// variable's current value, read under the variable's mutex.
 
 // Decodes a TensorProto (tensor_content or typed *_val fields, with
 // TensorFlow's shorthand where fewer values than elements repeat the last).

@@ -35,6 +35,11 @@ MF_DECLARE_QUANTIZED(quint16, uint16_t)
 MF_DECLARE_QUANTIZED(qint32, int32_t)
 #undef MF_DECLARE_QUANTIZED
 
+// The element types of DT_RESOURCE and DT_VARIANT tensors
+// (core/resource_handle.h, core/variant.h).
+class ResourceHandle;
+class Variant;
+
 // DT_FLOAT_REF == DT_FLOAT + kDataTypeRefOffset, as in TensorFlow.
 inline constexpr int kDataTypeRefOffset = 100;
 
@@ -127,6 +132,8 @@ MF_MATCH_TYPE_AND_ENUM(quint16, DT_QUINT16);
 MF_MATCH_TYPE_AND_ENUM(qint32, DT_QINT32);
 MF_MATCH_TYPE_AND_ENUM(bfloat16, DT_BFLOAT16);
 MF_MATCH_TYPE_AND_ENUM(half, DT_HALF);
+MF_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
+MF_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 
 #undef MF_MATCH_TYPE_AND_ENUM
 

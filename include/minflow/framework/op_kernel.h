@@ -241,10 +241,14 @@ struct TensorValue {
 
   absl::Mutex* mutex_if_ref = nullptr;  // not owned
   Tensor* tensor = nullptr;             // not owned
+  // For a ref input: the reference itself (Tensor::MakeRef), which
+  // forward_ref_input_to_ref_output hands on. Not owned.
+  const Tensor* ref = nullptr;
 };
 
 class OpInputList;
 class OpOutputList;
+class ScopedStepContainer;
 
 // One call of a kernel's Compute: created by the executor per node per
 // step. Not thread-safe except where noted (allocate_temp and IsCancelled
@@ -265,6 +269,9 @@ class OpKernelContext {
     absl::Span<const TensorValue> inputs;
     // Null means the device's.
     ResourceMgr* resource_manager = nullptr;
+    // The step's own container (TensorArrays); may be null outside an
+    // executor.
+    ScopedStepContainer* step_container = nullptr;
     // May be null: the step cannot be cancelled.
     CancellationManager* cancellation_manager = nullptr;
     // Schedules closures for async kernels; null runs them inline.
@@ -297,6 +304,24 @@ class OpKernelContext {
   Status input_list(absl::string_view name, OpInputList* list) const;
   bool input_is_ref(int index) const;
   bool has_input(int index) const;
+  // Ref inputs (TF1 variables; Note [Ref edges] in core/tensor.h). The
+  // value behind ref input `index`, sharing its buffer; with `lock_held`
+  // false it is read under input_ref_mutex(index). For a non-ref input,
+  // the input itself.
+  Tensor mutable_input(int index, bool lock_held);
+  Status mutable_input(absl::string_view name, Tensor* tensor, bool lock_held);
+  // The mutex guarding ref input `index`; null for a non-ref input.
+  absl::Mutex* input_ref_mutex(int index);
+  // Makes ref input `index` refer to `tensor` from now on (the variable's
+  // storage is replaced, as Assign does when the shape changes).
+  void replace_ref_input(int index, const Tensor& tensor, bool lock_held);
+  // Output `output_index` (a ref) becomes ref input `input_index`.
+  void forward_ref_input_to_ref_output(int input_index, int output_index);
+  // Output `index` (a ref) refers to `*tensor_for_ref`, guarded by `mu`;
+  // `owner` (if given) is kept alive as long as the reference is, else the
+  // caller guarantees that the tensor and mutex outlive the step.
+  void set_output_ref(int index, absl::Mutex* mu, Tensor* tensor_for_ref,
+                      const core::RefCounted* owner = nullptr);
   Status input_range(absl::string_view name, int* start, int* stop) const;
 
   // --- outputs
@@ -379,6 +404,9 @@ class OpKernelContext {
   }
   Allocator* get_allocator(AllocatorAttributes attr) const;
   ResourceMgr* resource_manager() const;
+  ScopedStepContainer* step_container() const {
+    return params_->step_container;
+  }
   CancellationManager* cancellation_manager() const {
     return params_->cancellation_manager;
   }

@@ -17,48 +17,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "minflow/core/refcount.h"
+#include "minflow/core/resource_handle.h"
 #include "minflow/core/status.h"
+#include "minflow/core/variant.h"
 
 namespace minflow {
-namespace core {
-
-// An intrusively reference-counted object; starts with one reference owned
-// by its creator. Ref/Unref are thread-safe.
-class RefCounted {
- public:
-  RefCounted() = default;
-  RefCounted(const RefCounted&) = delete;
-  RefCounted& operator=(const RefCounted&) = delete;
-
-  void Ref() const { refs_.fetch_add(1, std::memory_order_relaxed); }
-  // Deletes the object when the last reference goes; returns true then.
-  bool Unref() const;
-  bool RefCountIsOne() const {
-    return refs_.load(std::memory_order_acquire) == 1;
-  }
-
- protected:
-  virtual ~RefCounted() = default;
-
- private:
-  mutable std::atomic<int> refs_{1};
-};
-
-// Drops one reference of `obj` (if not null) at scope exit.
-class ScopedUnref {
- public:
-  explicit ScopedUnref(const RefCounted* obj) : obj_(obj) {}
-  ~ScopedUnref() {
-    if (obj_ != nullptr) obj_->Unref();
-  }
-  ScopedUnref(const ScopedUnref&) = delete;
-  ScopedUnref& operator=(const ScopedUnref&) = delete;
-
- private:
-  const RefCounted* obj_;
-};
-
-}  // namespace core
 
 // Base class of everything stored in a ResourceMgr.
 class ResourceBase : public core::RefCounted {
@@ -106,6 +70,10 @@ class ResourceMgr {
   template <typename T>
   Status Delete(const std::string& container, const std::string& name);
 
+  // Drops the resource `handle` names (its container, name and type hash,
+  // whatever the C++ type). NotFound when absent.
+  Status Delete(const ResourceHandle& handle);
+
   // Drops every resource of `container`; OK if it does not exist.
   Status Cleanup(const std::string& container);
   // Drops everything.
@@ -149,11 +117,6 @@ class ResourceMgr {
   absl::Mutex create_mu_;
 };
 
-namespace internal {
-// "minflow::MyResource" from a type_info, for messages.
-std::string DemangledTypeName(const char* mangled);
-}  // namespace internal
-
 // ---------------------------------------------------------------------------
 // Implementation of the templates.
 
@@ -185,7 +148,7 @@ Status ResourceMgr::LookupInternal(const std::string& container,
     found->Unref();
     return errors::InvalidArgument(
         "Resource ", container, "/", name, " is not a ",
-        internal::DemangledTypeName(typeid(T).name()), ": ", actual);
+        internal::DemangleTypeName(typeid(T).name()), ": ", actual);
   }
   *resource = typed;
   return OkStatus();

@@ -126,6 +126,7 @@ class ShapeRefiner {
   std::vector<shape_inference::ShapeHandle> scratch_partials_;
   std::deque<NodeDef> defaulted_nodes_;
   std::deque<Tensor> values_;
+  std::deque<std::vector<shape_inference::ShapeAndType>> handle_data_;
   int64_t num_refined_ = 0;
   // Set while Refine runs: the graph (for its function library).
   const Graph* graph_ = nullptr;
