@@ -553,11 +553,22 @@ StatusOr<std::unique_ptr<Table>> Table::Open(std::string filename,
       return Corrupt(rep->filename, "bad block handle in the footer");
     }
   }
+  // LevelDB and TensorFlow pad the handles with zeros; anything else is
+  // damage.
+  for (; p < limit; ++p) {
+    if (*p != 0) return Corrupt(rep->filename, "footer padding is not zero");
+  }
   // Re-encode each handle so that the one bounds check serves both.
   std::string meta_handle;
   std::string index_handle;
   EncodeHandle(&meta_handle, handles[0], handles[1]);
   EncodeHandle(&index_handle, handles[2], handles[3]);
+  // Varints have more than one encoding; a footer must hold the shortest,
+  // as every writer produces, so that no byte of it goes unchecked.
+  if (absl::string_view(footer, meta_handle.size() + index_handle.size()) !=
+      meta_handle + index_handle) {
+    return Corrupt(rep->filename, "footer handles are not canonical varints");
+  }
   std::string meta_storage;
   Block meta;
   MF_RETURN_IF_ERROR(
