@@ -426,12 +426,13 @@ Status BundleReader::Lookup(absl::string_view key, Tensor* tensor) const {
   uint32_t crc = 0;
   uint64_t total = 0;
   for (uint64_t& length : lengths) {
+    // total stays <= size, so the sum cannot overflow.
     if (!io::GetVarint64(&p, limit, &length) ||
-        length > static_cast<uint64_t>(size)) {
+        length > static_cast<uint64_t>(size) - total) {
       return errors::DataLoss("checkpoint ", data_file, ": key ", key,
                               " has a bad string length");
     }
-    total += length;  // <= num_elements * size: no overflow
+    total += length;
     crc = ExtendWithLength(crc, length);
   }
   if (limit - p < 4) {
