@@ -1,0 +1,77 @@
+// Checkpoint ops: SaveV2 and RestoreV2 write and read tensor bundles
+// (minflow/io/tensor_bundle.h); MergeV2Checkpoints joins bundles into one.
+// Interfaces match TensorFlow's.
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/shape_inference.h"
+
+namespace minflow {
+
+using shape_inference::DimensionHandle;
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+namespace {
+
+// prefix: scalar; tensor_names and shape_and_slices: vectors of one length.
+Status CheckSaveRestoreInputs(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, &unused));
+  ShapeHandle names;
+  ShapeHandle slices;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &names));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &slices));
+  DimensionHandle unused_dim;
+  return c->Merge(c->Dim(names, 0), c->Dim(slices, 0), &unused_dim);
+}
+
+Status SaveV2Shape(InferenceContext* c) {
+  MF_RETURN_IF_ERROR(CheckSaveRestoreInputs(c));
+  return shape_inference::NoOutputs(c);
+}
+
+// The restored shapes are known only when the file is read.
+Status RestoreV2Shape(InferenceContext* c) {
+  MF_RETURN_IF_ERROR(CheckSaveRestoreInputs(c));
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    c->set_output(i, c->UnknownShape());
+  }
+  return OkStatus();
+}
+
+Status MergeV2CheckpointsShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &unused));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
+  return shape_inference::NoOutputs(c);
+}
+
+}  // namespace
+
+REGISTER_OP("SaveV2")
+    .Input("prefix: string")
+    .Input("tensor_names: string")
+    .Input("shape_and_slices: string")
+    .Input("tensors: dtypes")
+    .Attr("dtypes: list(type) >= 1")
+    .SetIsStateful()
+    .SetShapeFn(SaveV2Shape);
+
+REGISTER_OP("RestoreV2")
+    .Input("prefix: string")
+    .Input("tensor_names: string")
+    .Input("shape_and_slices: string")
+    .Output("tensors: dtypes")
+    .Attr("dtypes: list(type) >= 1")
+    .SetIsStateful()
+    .SetShapeFn(RestoreV2Shape);
+
+REGISTER_OP("MergeV2Checkpoints")
+    .Input("checkpoint_prefixes: string")
+    .Input("destination_prefix: string")
+    .Attr("delete_old_dirs: bool = true")
+    .Attr("allow_missing_files: bool = false")
+    .SetIsStateful()
+    .SetShapeFn(MergeV2CheckpointsShape);
+
+}  // namespace minflow
