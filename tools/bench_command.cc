@@ -582,6 +582,8 @@ int BenchMain(const CommandContext& ctx) {
   auto session = Session::Create(graph_def, options);
   if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
   result.create_ms = MillisSince(create_start);
+  s = RunInitTargets(session->get(), flags, feeds);
+  if (!s.ok()) return fail(s, kExitFailure);
 
   CallableOptions callable;
   std::vector<Tensor> feed_tensors;

@@ -72,6 +72,9 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
     } else if (name == "--target") {
       MF_RETURN_IF_ERROR(value(&v));
       flags->targets.push_back(v);
+    } else if (name == "--init") {
+      MF_RETURN_IF_ERROR(value(&v));
+      flags->init_targets.push_back(v);
     } else if (name == "--threads") {
       MF_RETURN_IF_ERROR(value(&v));
       MF_RETURN_IF_ERROR(ParseIntFlag("--threads", v, 0, &flags->threads));
@@ -130,6 +133,10 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
   --fetch NAME[:K]        Tensor to fetch (repeatable). Default: every output
                           of every node that nothing else consumes.
   --target NODE           Node to run for its effect only (repeatable).
+  --init NODE             Node to run once first, in the same session, before
+                          the fetches (repeatable): a variables' initialiser
+                          (--init init) or a checkpoint's restore op. State
+                          it sets lives for the rest of the command.
   --threads N             Intra-op threads (0 = all cores; default 0).
   --inter-op N            Inter-op threads (0 = all cores; default 0).
   --device cpu|gpu        cpu: hide GPUs. gpu: place nodes without a device
@@ -343,6 +350,17 @@ int ExitCodeForLoadError(const Status& status) {
 
 Status WriteTraceFile(const std::string& path, const StepStats& step_stats) {
   return WriteOutputFile(path, StepStatsToChromeTrace(step_stats));
+}
+
+Status RunInitTargets(Session* session, const GraphRunFlags& flags,
+                      const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  if (flags.init_targets.empty()) return OkStatus();
+  std::vector<Tensor> unused;
+  const Status s = session->Run(feeds, {}, flags.init_targets, &unused);
+  if (!s.ok()) {
+    return Status(s.code(), absl::StrCat("--init failed: ", s.message()));
+  }
+  return OkStatus();
 }
 
 }  // namespace tools

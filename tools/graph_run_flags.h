@@ -28,6 +28,9 @@ struct GraphRunFlags {
   std::vector<std::pair<std::string, std::string>> feeds;  // name, value
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
+  // Run once, before anything else, in the same session: initialisers
+  // (`--init init`), a checkpoint's restore op.
+  std::vector<std::string> init_targets;
   int threads = 0;     // intra-op; 0 = all cores
   int inter_op = 0;    // 0 = all cores
   std::string device;  // "", "cpu" or "gpu"
@@ -94,6 +97,11 @@ void WarnWhenNoGpuForDeviceGpu(const GraphRunFlags& flags,
 
 // kExitFailure when the graph file cannot be read at all, kExitInvalidGraph
 // when it was read but does not parse, import, refine or place.
+// Runs flags.init_targets (with `feeds`) once, if any; the error says
+// that initialisation failed.
+Status RunInitTargets(Session* session, const GraphRunFlags& flags,
+                      const std::vector<std::pair<std::string, Tensor>>& feeds);
+
 int ExitCodeForLoadError(const Status& status);
 
 // Writes a step's timeline as Chrome trace-event JSON.

@@ -110,6 +110,9 @@ int RunMain(const CommandContext& ctx) {
   auto session = Session::Create(graph_def, options);
   if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
 
+  s = RunInitTargets(session->get(), flags, feeds);
+  if (!s.ok()) return fail(s, kExitFailure);
+
   RunOptions run_options;
   if (!flags.trace.empty()) run_options.set_trace_level(RunOptions::FULL_TRACE);
   RunMetadata metadata;
