@@ -268,3 +268,20 @@ TEST(VariableOpsTest, ConcurrentReadsAndUpdatesAreConsistent) {
 
 }  // namespace
 }  // namespace minflow
+
+namespace minflow {
+namespace {
+
+// A ref input must come from a ref output, as TensorFlow checks at import.
+TEST(VariableOpsTest, AssignToAValueIsRefusedAtImport) {
+  Tf1GraphBuilder b;
+  b.Const("not_a_variable", Tensor(1.0f));
+  b.Const("value", Tensor(2.0f));
+  b.Add("assign", "Assign", {"not_a_variable", "value"}, DT_FLOAT);
+  EXPECT_THAT(Session::Create(b.graph(), SessionOptions()).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("float_ref"), HasSubstr("assign"))));
+}
+
+}  // namespace
+}  // namespace minflow
