@@ -37,11 +37,12 @@ GraphDef ResourceVariablesGraph() {
     NodeDef* handle = b.Node(v, "VarHandleOp");
     AddNodeAttr("dtype", DT_FLOAT, handle);
     AddNodeAttr("shape", PartialTensorShape({}), handle);
-    AddNodeAttr("dtype", DT_FLOAT,
-                b.Node(absl::StrCat("init", i), "AssignVariableOp", {v, "zero"}));
-    AddNodeAttr("dtype", DT_FLOAT,
-                b.Node(absl::StrCat("add", i), "AssignAddVariableOp",
-                       {v, "one"}));
+    AddNodeAttr(
+        "dtype", DT_FLOAT,
+        b.Node(absl::StrCat("init", i), "AssignVariableOp", {v, "zero"}));
+    AddNodeAttr(
+        "dtype", DT_FLOAT,
+        b.Node(absl::StrCat("add", i), "AssignAddVariableOp", {v, "one"}));
     AddNodeAttr("dtype", DT_FLOAT,
                 b.Node(absl::StrCat("read", i), "ReadVariableOp",
                        {v, absl::StrCat("^add", i)}));
@@ -116,7 +117,8 @@ BENCHMARK(BM_Session_RefVariableAddAndRead)->UseRealTime();
 
 std::unique_ptr<OpKernel> MakeKernel(CpuDevice* device, NodeDef def) {
   const OpDef* op_def = nullptr;
-  if (!OpRegistry::Global()->LookUpOpDef(def.op(), &op_def).ok()) return nullptr;
+  if (!OpRegistry::Global()->LookUpOpDef(def.op(), &op_def).ok())
+    return nullptr;
   AddDefaultsToNodeDef(*op_def, &def);
   std::unique_ptr<OpKernel> kernel;
   if (!CreateOpKernel(DEVICE_CPU, device, nullptr, def, 1882, &kernel).ok()) {
@@ -177,7 +179,8 @@ void BM_Reference_BareComputeLoop(benchmark::State& state) {
     return ctx.num_outputs() > 0 ? std::move(*ctx.mutable_output(0)) : Tensor();
   };
   const Tensor one(1.0f);
-  for (Variable& v : vars) compute(v.init.get(), {compute(v.handle.get(), {}), one});
+  for (Variable& v : vars)
+    compute(v.init.get(), {compute(v.handle.get(), {}), one});
   for (auto _ : state) {
     for (Variable& v : vars) {
       Tensor handle = compute(v.handle.get(), {});

@@ -352,8 +352,9 @@ Status WriteTraceFile(const std::string& path, const StepStats& step_stats) {
   return WriteOutputFile(path, StepStatsToChromeTrace(step_stats));
 }
 
-Status RunInitTargets(Session* session, const GraphRunFlags& flags,
-                      const std::vector<std::pair<std::string, Tensor>>& feeds) {
+Status RunInitTargets(
+    Session* session, const GraphRunFlags& flags,
+    const std::vector<std::pair<std::string, Tensor>>& feeds) {
   if (flags.init_targets.empty()) return OkStatus();
   std::vector<Tensor> unused;
   const Status s = session->Run(feeds, {}, flags.init_targets, &unused);

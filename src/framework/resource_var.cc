@@ -21,21 +21,39 @@ int64_t Var::MemoryUsed() const {
   return static_cast<int64_t>(tensor_.AllocatedBytes());
 }
 
+namespace {
+
+Status CopyWithAllocator(OpKernelContext* ctx, const Tensor& src, Tensor* dst) {
+  if (!DataTypeCanUseMemcpy(src.dtype())) {
+    *dst = src.DeepCopy();  // strings: element by element
+    return OkStatus();
+  }
+  Tensor copy;
+  MF_RETURN_IF_ERROR(ctx->allocate_temp(src.dtype(), src.shape(), &copy));
+  if (src.TotalBytes() > 0) {
+    std::memcpy(copy.data(), src.data(), src.TotalBytes());
+  }
+  *dst = std::move(copy);
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ValueForVariable(OpKernelContext* ctx, const Tensor& value,
+                        Tensor* out) {
+  if (value.RefCountIsOne() || value.NumElements() == 0) {
+    *out = value;
+    return OkStatus();
+  }
+  return CopyWithAllocator(ctx, value, out);
+}
+
 Status PrepareToUpdateVariable(OpKernelContext* ctx, Tensor* tensor) {
   if (!tensor->IsInitialized() || tensor->RefCountIsOne() ||
       tensor->NumElements() == 0) {
     return OkStatus();
   }
-  Tensor copy;
-  MF_RETURN_IF_ERROR(
-      ctx->allocate_temp(tensor->dtype(), tensor->shape(), &copy));
-  if (DataTypeCanUseMemcpy(tensor->dtype())) {
-    std::memcpy(copy.data(), tensor->data(), tensor->TotalBytes());
-  } else {
-    copy = tensor->DeepCopy();
-  }
-  *tensor = std::move(copy);
-  return OkStatus();
+  return CopyWithAllocator(ctx, *tensor, tensor);
 }
 
 }  // namespace minflow

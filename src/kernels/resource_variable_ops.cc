@@ -138,8 +138,8 @@ class AssignVariableOp : public OpKernel {
                                 " with tensor with wrong shape. Expected ",
                                 held->shape().DebugString(), " got ",
                                 value.shape().DebugString()));
-    // Sharing the value's buffer is safe: see the copy-on-write rule.
-    *held = value;
+    // Shares the value's buffer only when nothing else holds it.
+    OP_REQUIRES_OK(ctx, ValueForVariable(ctx, value, held));
   }
   bool IsExpensive() override { return false; }
 

@@ -52,8 +52,8 @@ class VariableOp : public OpKernel {
   std::string shared_name_;
 };
 
-// The variable takes the value's buffer: no copy is needed, because
-// nothing writes into a variable's buffer while another tensor shares it.
+// The variable takes the value's buffer when nothing else holds it, else
+// a copy: a tensor the caller fed may be written again by the caller.
 // `use_locking` is accepted and the update always takes the variable's
 // lock, so concurrent steps never race.
 class AssignOp : public OpKernel {
@@ -75,7 +75,9 @@ class AssignOp : public OpKernel {
               "Assign requires shapes of both tensors to match. lhs shape= ",
               old.shape().DebugString(),
               " rhs shape= ", rhs.shape().DebugString()));
-      ctx->replace_ref_input(0, rhs, /*lock_held=*/true);
+      Tensor value;
+      OP_REQUIRES_OK(ctx, ValueForVariable(ctx, rhs, &value));
+      ctx->replace_ref_input(0, value, /*lock_held=*/true);
     }
     ctx->forward_ref_input_to_ref_output(0, 0);
   }

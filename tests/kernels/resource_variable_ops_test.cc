@@ -309,3 +309,30 @@ TEST(ResourceVariableOpsTest, ConcurrentReadsAndUpdatesAreConsistent) {
 
 }  // namespace
 }  // namespace minflow
+
+namespace minflow {
+namespace {
+
+// The caller keeps its fed tensor and may write into it again: the
+// variable must not see that.
+TEST(ResourceVariableOpsTest, AssigningAFedTensorCopiesIt) {
+  Tf1GraphBuilder b;
+  NodeDef* v = b.Node("v", "VarHandleOp");
+  AddNodeAttr("dtype", DT_FLOAT, v);
+  AddNodeAttr("shape", PartialTensorShape({2}), v);
+  b.Placeholder("value", DT_FLOAT);
+  AddNodeAttr("dtype", DT_FLOAT,
+              b.Node("assign", "AssignVariableOp", {"v", "value"}));
+  AddNodeAttr("dtype", DT_FLOAT, b.Node("read", "ReadVariableOp", {"v"}));
+  auto session = MakeSession(b.graph());
+  ASSERT_NE(session, nullptr);
+  Tensor fed = Floats({1, 2}, TensorShape({2}));
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({{"value", fed}}, {}, {"assign"}, &out));
+  fed.flat<float>()(0) = 100;
+  MF_ASSERT_OK(session->Run({}, {"read"}, {}, &out));
+  EXPECT_EQ(out[0].SummarizeValue(5), "[1 2]");
+}
+
+}  // namespace
+}  // namespace minflow

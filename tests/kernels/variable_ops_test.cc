@@ -285,3 +285,25 @@ TEST(VariableOpsTest, AssignToAValueIsRefusedAtImport) {
 
 }  // namespace
 }  // namespace minflow
+
+namespace minflow {
+namespace {
+
+TEST(VariableOpsTest, AssigningAFedTensorCopiesIt) {
+  Tf1GraphBuilder b;
+  Variable(&b, "v", DT_FLOAT, PartialTensorShape({}));
+  b.Placeholder("value", DT_FLOAT);
+  Assign(&b, "assign", "v", "value");
+  b.Add("read", "Identity", {"v"}, DT_FLOAT);
+  auto session = MakeSession(b.graph());
+  ASSERT_NE(session, nullptr);
+  Tensor fed(3.0f);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({{"value", fed}}, {}, {"assign"}, &out));
+  fed.scalar<float>()() = 100;
+  MF_ASSERT_OK(session->Run({}, {"read"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 3);
+}
+
+}  // namespace
+}  // namespace minflow

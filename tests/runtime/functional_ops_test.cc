@@ -937,32 +937,68 @@ constexpr char kResourceLoop[] = R"pb(
   node {
     name: "v"
     op: "VarHandleOp"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "shape" value { shape {} } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape {} }
+    }
   }
   node {
     name: "start"
     op: "Const"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.5 } } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_FLOAT
+          tensor_shape {}
+          float_val: 0.5
+        }
+      }
+    }
   }
   node {
     name: "init"
     op: "AssignVariableOp"
     input: "v"
     input: "start"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "n"
     op: "Placeholder"
-    attr { key: "dtype" value { type: DT_INT32 } }
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
   }
   node {
     name: "i0"
     op: "Const"
-    attr { key: "dtype" value { type: DT_INT32 } }
-    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } }
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_INT32
+          tensor_shape {}
+          int_val: 0
+        }
+      }
+    }
   }
   node {
     name: "loop"
@@ -970,15 +1006,27 @@ constexpr char kResourceLoop[] = R"pb(
     input: "i0"
     input: "n"
     input: "v"
-    attr { key: "T" value { list { type: DT_INT32 type: DT_INT32 type: DT_RESOURCE } } }
-    attr { key: "cond" value { func { name: "below_n" } } }
-    attr { key: "body" value { func { name: "add_to_variable" } } }
+    attr {
+      key: "T"
+      value { list { type: DT_INT32 type: DT_INT32 type: DT_RESOURCE } }
+    }
+    attr {
+      key: "cond"
+      value { func { name: "below_n" } }
+    }
+    attr {
+      key: "body"
+      value { func { name: "add_to_variable" } }
+    }
   }
   node {
     name: "read"
     op: "ReadVariableOp"
     input: "loop:2"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
   }
   library {
     function {
@@ -994,7 +1042,10 @@ constexpr char kResourceLoop[] = R"pb(
         op: "Less"
         input: "i"
         input: "n"
-        attr { key: "T" value { type: DT_INT32 } }
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
       }
       ret { key: "ok" value: "less:z:0" }
     }
@@ -1012,35 +1063,68 @@ constexpr char kResourceLoop[] = R"pb(
       node_def {
         name: "one"
         op: "Const"
-        attr { key: "dtype" value { type: DT_FLOAT } }
-        attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } }
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_FLOAT
+              tensor_shape {}
+              float_val: 1
+            }
+          }
+        }
       }
       node_def {
         name: "add"
         op: "AssignAddVariableOp"
         input: "v"
         input: "one:output:0"
-        attr { key: "dtype" value { type: DT_FLOAT } }
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
       }
       node_def {
         name: "one_i"
         op: "Const"
-        attr { key: "dtype" value { type: DT_INT32 } }
-        attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } }
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 1
+            }
+          }
+        }
       }
       node_def {
         name: "next"
         op: "AddV2"
         input: "i"
         input: "one_i:output:0"
-        attr { key: "T" value { type: DT_INT32 } }
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
       }
       node_def {
         name: "v_after_add"
         op: "Identity"
         input: "v"
         input: "^add"
-        attr { key: "T" value { type: DT_RESOURCE } }
+        attr {
+          key: "T"
+          value { type: DT_RESOURCE }
+        }
       }
       ret { key: "i_next" value: "next:z:0" }
       ret { key: "n_out" value: "n" }

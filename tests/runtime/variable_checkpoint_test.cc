@@ -27,7 +27,8 @@ using ::testing::HasSubstr;
 
 Tensor Strings(std::vector<std::string> values) {
   Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(values.size())}));
-  for (size_t i = 0; i < values.size(); ++i) t.flat<std::string>()(i) = values[i];
+  for (size_t i = 0; i < values.size(); ++i)
+    t.flat<std::string>()(i) = values[i];
   return t;
 }
 
@@ -37,8 +38,11 @@ Tensor AwkwardFloats() {
   uint32_t nan_bits = 0x7fc12345;
   float nan;
   std::memcpy(&nan, &nan_bits, sizeof(nan));
-  const float values[] = {nan, -0.0f, std::numeric_limits<float>::denorm_min(),
-                          std::numeric_limits<float>::infinity(), 1.0f / 3,
+  const float values[] = {nan,
+                          -0.0f,
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::infinity(),
+                          1.0f / 3,
                           -12345.678f};
   for (int i = 0; i < 6; ++i) t.flat<float>()(i) = values[i];
   return t;
@@ -114,7 +118,8 @@ TEST(VariableCheckpointTest, SaveThenRestoreInANewSessionIsBitIdentical) {
   std::vector<Tensor> out;
   EXPECT_THAT(session->Run({}, {"read_w"}, {}, &out),
               StatusIs(absl::StatusCode::kFailedPrecondition));
-  MF_ASSERT_OK(session->Run({{"prefix", prefix_tensor}}, {}, {"restore"}, &out));
+  MF_ASSERT_OK(
+      session->Run({{"prefix", prefix_tensor}}, {}, {"restore"}, &out));
   MF_ASSERT_OK(session->Run({}, {"read_w", "read_r"}, {}, &out));
   ASSERT_EQ(out[0].shape().DebugString(), "[2,3]");
   EXPECT_EQ(out[0].tensor_data(), w_value.tensor_data());  // every bit
@@ -144,9 +149,10 @@ TEST(VariableCheckpointTest, DamagedCheckpointIsAnErrorNamingTheFile) {
     f.seekp(5);
     f.write(&c, 1);
   }
-  EXPECT_THAT(session->Run({{"prefix", prefix_tensor}}, {}, {"restore"}, &out),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       AllOf(HasSubstr(prefix), HasSubstr("{{node restored}}"))));
+  EXPECT_THAT(
+      session->Run({{"prefix", prefix_tensor}}, {}, {"restore"}, &out),
+      StatusIs(absl::StatusCode::kDataLoss,
+               AllOf(HasSubstr(prefix), HasSubstr("{{node restored}}"))));
 
   // A truncated index.
   MF_ASSERT_OK(session->Run({{"prefix", prefix_tensor}}, {}, {"save"}, &out));
@@ -159,7 +165,8 @@ TEST(VariableCheckpointTest, DamagedCheckpointIsAnErrorNamingTheFile) {
   ASSERT_GT(bytes.size(), 20u);
   {
     std::ofstream truncated(index, std::ios::binary | std::ios::trunc);
-    truncated.write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
+    truncated.write(bytes.data(),
+                    static_cast<std::streamsize>(bytes.size() / 2));
   }
   const Status s =
       session->Run({{"prefix", prefix_tensor}}, {}, {"restore"}, &out);

@@ -44,6 +44,12 @@ class Var : public ResourceBase {
   Tensor tensor_;
 };
 
+// What a variable should hold after assigning `value`: `value` itself when
+// nothing else holds its buffer, else a copy from `ctx`'s allocator (a
+// tensor the caller fed may be written again by the caller).
+// ResourceExhausted when the copy cannot be allocated.
+Status ValueForVariable(OpKernelContext* ctx, const Tensor& value, Tensor* out);
+
 // Makes `*tensor` (a variable's storage, mu held exclusively) safe to
 // update in place: when its buffer is shared with a reader it is replaced
 // by a copy from `ctx`'s allocator. ResourceExhausted when that fails.
