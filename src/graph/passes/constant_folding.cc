@@ -75,10 +75,6 @@ bool Foldable(const Node& n, const GraphOptimizationContext& context) {
   for (DataType t : n.input_types()) {
     if (IsRefType(t)) return false;
   }
-  // A Const cannot hold a variant (a TensorList) or a resource handle.
-  for (DataType t : n.output_types()) {
-    if (t == DT_VARIANT || t == DT_RESOURCE) return false;
-  }
   return true;
 }
 
