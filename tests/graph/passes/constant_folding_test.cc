@@ -339,7 +339,13 @@ TEST(ConstantFoldingTest, AVariantOutputIsNotFolded) {
       }
       attr {
         key: "value"
-        value { tensor { dtype: DT_INT32 tensor_shape {} int_val: -1 } }
+        value {
+          tensor {
+            dtype: DT_INT32
+            tensor_shape {}
+            int_val: -1
+          }
+        }
       }
     }
     node {
@@ -356,11 +362,7 @@ TEST(ConstantFoldingTest, AVariantOutputIsNotFolded) {
         value { type: DT_INT32 }
       }
     }
-    node {
-      name: "length"
-      op: "TensorListLength"
-      input: "list"
-    })pb";
+    node { name: "length" op: "TensorListLength" input: "list" })pb";
   Prepared p = Prepare(text, {}, {"length"});
   EXPECT_NE(nullptr, p.graph.graph->FindNodeByName("list"));
   EXPECT_EQ(nullptr, p.graph.graph->FindNodeByName("list/folded"));
