@@ -326,5 +326,47 @@ TEST(ConstantFoldingTest, SessionResultsAreTheSameWithAndWithout) {
   EXPECT_EQ(results[0], results[1]);
 }
 
+TEST(ConstantFoldingTest, AVariantOutputIsNotFolded) {
+  // A TensorList made from constants cannot become a Const: no TensorProto
+  // holds it. Its consumer still folds nothing (its input is no Const).
+  const std::string text = R"pb(
+    node {
+      name: "shape"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_INT32
+            tensor_shape {}
+            int_val: -1
+          }
+        }
+      }
+    }
+    node {
+      name: "list"
+      op: "EmptyTensorList"
+      input: "shape"
+      input: "shape"
+      attr {
+        key: "element_dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape_type"
+        value { type: DT_INT32 }
+      }
+    }
+    node { name: "length" op: "TensorListLength" input: "list" })pb";
+  Prepared p = Prepare(text, {}, {"length"});
+  EXPECT_NE(nullptr, p.graph.graph->FindNodeByName("list"));
+  EXPECT_EQ(nullptr, p.graph.graph->FindNodeByName("list/folded"));
+}
+
 }  // namespace
 }  // namespace minflow
