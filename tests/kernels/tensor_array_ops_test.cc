@@ -3,16 +3,22 @@
 // scatter/gather and split/concat round trips, arrays that live for one
 // step only, shape inference through the handle, and every error the
 // kernels give, with TensorFlow's wording.
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "minflow/core/resource_handle.h"
+#include "minflow/framework/op.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_pipeline.h"
+#include "minflow/op_def.pb.h"
 #include "minflow/runtime/session.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tf1_graph_builder.h"
@@ -140,6 +146,32 @@ Status RunGraph(const GraphDef& graph,
   auto session = Session::Create(graph, SessionOptions());
   MF_RETURN_IF_ERROR(session.status());
   return (*session)->Run(feeds, fetches, {}, out);
+}
+
+TEST(TensorArrayOpsTest, OpDefsAreTensorFlowsExactly) {
+  std::ifstream file(MINFLOW_TF_OPS_PBTXT);
+  ASSERT_TRUE(file) << MINFLOW_TF_OPS_PBTXT;
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  OpList tf_ops;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(buffer.str(), &tf_ops));
+  int checked = 0;
+  for (const OpDef& tf : tf_ops.op()) {
+    if (tf.name().rfind("TensorArray", 0) != 0 ||
+        tf.name().find("V3") == std::string::npos ||
+        tf.name() == "TensorArrayGradV3") {
+      continue;
+    }
+    const OpRegistrationData* data = OpRegistry::Global()->LookUp(tf.name());
+    ASSERT_NE(data, nullptr) << tf.name();
+    std::string difference;
+    google::protobuf::util::MessageDifferencer differencer;
+    differencer.ReportDifferencesToString(&difference);
+    EXPECT_TRUE(differencer.Compare(tf, data->op_def)) << difference;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 9);
 }
 
 // for i in range(1000): ta = ta.write(i, [i, 2i, 3i]); then ta.stack(),
