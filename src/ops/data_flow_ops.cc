@@ -10,6 +10,7 @@
 // outputs a scalar. minflow infers the scalar the kernel really makes, and
 // the consumers accept either, so graphs whose handle comes from elsewhere
 // with TF's static shape still refine.
+#include <string>
 #include <vector>
 
 #include "minflow/framework/common_shape_fns.h"
@@ -49,9 +50,12 @@ Status CheckElementDtype(InferenceContext* c, const ShapeAndType* element,
   DataType dtype = DT_INVALID;
   MF_RETURN_IF_ERROR(c->GetAttr(attr, &dtype));
   if (dtype == element->dtype) return OkStatus();
+  // The kernels' wording, for reads and for writes.
   return errors::InvalidArgument(
       "TensorArray dtype is ", DataTypeString(element->dtype),
-      " but Op requested dtype ", DataTypeString(dtype), ".");
+      std::string(attr) == "T" ? " but Op is trying to write dtype "
+                               : " but Op requested dtype ",
+      DataTypeString(dtype), ".");
 }
 
 // The element shape: the handle's, narrowed by the op's shape attr `attr`

@@ -803,6 +803,38 @@ TEST(TensorArrayOpsTest, ZeroSizeGatherNeedsAFullyKnownShape) {
                          "element_shape_except0 ? is not fully defined.")));
 }
 
+TEST(TensorArrayOpsTest, ReadingOrWritingAnotherDtypeFails) {
+  // Shape inference catches a dtype mismatch when it sees the handle's
+  // producer (ShapeFunctionsRejectValuesThatCannotFit); here it sees the
+  // first input of a Merge, an int32 array's handle, but the float array's
+  // comes.
+  Tf1GraphBuilder b;
+  b.Const("size", 1);
+  b.Const("index", 0);
+  b.Const("yes", Tensor(true));
+  b.Const("int_value", Tensor(int32_t{5}));
+  Array(b, "floats", "size");
+  ArrayOptions ints;
+  ints.dtype = DT_INT32;
+  Array(b, "ints", "size", ints);
+  b.Add("pick_floats", "Switch", {"floats", "yes"}, DT_RESOURCE);
+  b.Add("drop_ints", "Switch", {"ints", "yes"}, DT_RESOURCE);
+  b.Merge("handle", {"drop_ints:0", "pick_floats:1"}, DT_RESOURCE);
+  Write(b, "w", "handle", "index", "int_value", "floats:1", DT_INT32);
+  Read(b, "r", "handle", "index", "floats:1", DT_INT32);
+  std::vector<Tensor> out;
+  EXPECT_THAT(RunGraph(b.graph(), {}, {"w"}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("TensorArray dtype is float but Op is "
+                                       "trying to write dtype int32."),
+                             HasSubstr("{{node w}}"))));
+  EXPECT_THAT(RunGraph(b.graph(), {}, {"r"}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("TensorArray dtype is float but Op "
+                                       "requested dtype int32."),
+                             HasSubstr("{{node r}}"))));
+}
+
 TEST(TensorArrayOpsTest, AHandleThatIsNotAScalarFails) {
   Tf1GraphBuilder b;
   b.Placeholder("handles", DT_RESOURCE);
