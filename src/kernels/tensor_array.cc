@@ -1,5 +1,6 @@
 #include "src/kernels/tensor_array.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -20,7 +21,7 @@ TensorArray::TensorArray(std::string name, DataType dtype,
       clear_after_read_(clear_after_read),
       identical_element_shapes_(identical_element_shapes),
       element_shape_(std::move(element_shape)),
-      elements_(static_cast<size_t>(size)) {}
+      size_(size) {}
 
 Status TensorArray::LockedReturnIfClosed() const {
   if (closed_) {
@@ -32,11 +33,10 @@ Status TensorArray::LockedReturnIfClosed() const {
 
 Status TensorArray::LockedWrite(int32_t index, const Tensor& value) {
   MF_RETURN_IF_ERROR(LockedReturnIfClosed());
-  if (index < 0 ||
-      (!dynamic_size_ && static_cast<size_t>(index) >= elements_.size())) {
+  if (index < 0 || (!dynamic_size_ && index >= size_)) {
     return errors::InvalidArgument(
         "TensorArray ", name_, ": Tried to write to index ", index,
-        " but array is not resizeable and size is: ", elements_.size());
+        " but array is not resizeable and size is: ", size_);
   }
   if (index >= kMaxSize) {
     return errors::ResourceExhausted(
@@ -78,6 +78,7 @@ Status TensorArray::LockedWrite(int32_t index, const Tensor& value) {
   }
   e.tensor = value;
   e.written = true;
+  size_ = std::max<int64_t>(size_, int64_t{index} + 1);
   return OkStatus();
 }
 
@@ -99,9 +100,12 @@ Status TensorArray::WriteMany(absl::Span<const int32_t> indices,
 Status TensorArray::LockedRead(OpKernelContext* ctx, int32_t index,
                                Tensor* value) {
   MF_RETURN_IF_ERROR(LockedReturnIfClosed());
-  if (index < 0 || static_cast<size_t>(index) >= elements_.size()) {
+  if (index < 0 || index >= size_) {
     return errors::InvalidArgument("Tried to read from index ", index,
-                                   " but array size is: ", elements_.size());
+                                   " but array size is: ", size_);
+  }
+  if (static_cast<size_t>(index) >= elements_.size()) {
+    elements_.resize(static_cast<size_t>(index) + 1);
   }
   Element& e = elements_[index];
   if (e.cleared) {
@@ -164,8 +168,8 @@ Status TensorArray::ReadMany(OpKernelContext* ctx,
 Status TensorArray::Size(int32_t* size) const {
   absl::MutexLock lock(&mu_);
   MF_RETURN_IF_ERROR(LockedReturnIfClosed());
-  // Writes never grow the array past kMaxSize, which fits an int32.
-  *size = static_cast<int32_t>(elements_.size());
+  // Never past kMaxSize, which fits an int32.
+  *size = static_cast<int32_t>(size_);
   return OkStatus();
 }
 
@@ -189,13 +193,14 @@ void TensorArray::Close() {
   absl::MutexLock lock(&mu_);
   elements_.clear();
   elements_.shrink_to_fit();
+  size_ = 0;
   closed_ = true;
 }
 
 std::string TensorArray::DebugString() const {
   absl::MutexLock lock(&mu_);
   return absl::StrCat("TensorArray ", name_, " of ", DataTypeString(dtype_),
-                      closed_ ? " (closed)" : "", "[", elements_.size(), "]");
+                      closed_ ? " (closed)" : "", "[", size_, "]");
 }
 
 int64_t TensorArray::MemoryUsed() const {

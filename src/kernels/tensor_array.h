@@ -27,10 +27,11 @@ class OpKernelContext;
 // Elements share their tensors' buffers with the values written and read.
 class TensorArray : public ResourceBase {
  public:
-  // The most elements an array may hold (its bookkeeping alone is ~100
-  // bytes per element): a size or write index past it is ResourceExhausted
-  // instead of an allocation that brings the process down.
-  static constexpr int64_t kMaxSize = int64_t{1} << 26;
+  // The most elements an array may hold: a size or write index past it is
+  // ResourceExhausted. The bookkeeping (~70 bytes per element) is made only
+  // for elements written or read, so a large size costs nothing at
+  // creation.
+  static constexpr int64_t kMaxSize = int64_t{1} << 24;
 
   // `name` (unique per step) is used in messages. `size` must be in
   // [0, kMaxSize].
@@ -100,6 +101,8 @@ class TensorArray : public ResourceBase {
   mutable absl::Mutex mu_;
   PartialTensorShape element_shape_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  // The array's size; elements_ grows up to it as elements are used.
+  int64_t size_ ABSL_GUARDED_BY(mu_);
   std::vector<Element> elements_ ABSL_GUARDED_BY(mu_);
 };
 

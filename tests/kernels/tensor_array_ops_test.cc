@@ -704,6 +704,11 @@ TEST(TensorArrayOpsTest, SizeMustBeANonNegativeScalarWithinTheLimit) {
                {"s"}, &out),
       StatusIs(absl::StatusCode::kResourceExhausted,
                HasSubstr("past the limit")));
+  // The largest array costs nothing until its elements are used.
+  MF_ASSERT_OK(RunGraph(b.graph(),
+                        Feeds(int32_t{1} << 24, Tensor(0), Tensor(1.0f)), {"s"},
+                        &out));
+  EXPECT_EQ(out[0].scalar<int32_t>()(), int32_t{1} << 24);
   auto feeds = Feeds(1, Tensor(0), Tensor(1.0f));
   feeds[0].second = Ints({1, 2});
   EXPECT_THAT(RunGraph(b.graph(), feeds, {"s"}, &out),
