@@ -222,8 +222,8 @@ struct StepState {
   StepBuffers buffers;
   std::atomic<int64_t> outstanding{0};
   std::atomic<bool> aborted{false};
-  // Created in Run; cleans its container from the devices' managers when
-  // the step's state goes.
+  // Created in Run, which drops it (cleaning its container from the
+  // devices' managers) once every kernel has finished.
   std::unique_ptr<ScopedStepContainer> step_container;
   CancellationManager local_cancellation;
   CancellationManager* cancellation = nullptr;
@@ -997,6 +997,11 @@ Status Executor::Run(const Args& args) const {
   } else {
     s->done.WaitForNotification();
   }
+  // Every kernel has finished, so the step's resources go now, on the
+  // caller's thread: a worker may hold the last reference to `s` a moment
+  // after `done`, when the executor (whose devices the cleanup walks) and
+  // the session may be gone already.
+  s->step_container.reset();
   Status status;
   std::vector<Tensor> retvals;
   {
