@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/message.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "minflow/config.pb.h"
@@ -88,6 +89,44 @@ class LoaderTest : public ::testing::Test {
 
   std::string dir_;
 };
+
+// Counts the fields of `message` and of every message inside it that the
+// schema does not know.
+int CountUnknownFields(const google::protobuf::Message& message) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  int unknown = reflection->GetUnknownFields(message).field_count();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() !=
+        google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+      continue;
+    }
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
+        unknown += CountUnknownFields(
+            reflection->GetRepeatedMessage(message, field, i));
+      }
+    } else {
+      unknown += CountUnknownFields(reflection->GetMessage(message, field));
+    }
+  }
+  return unknown;
+}
+
+// minflow's protos have every field TensorFlow wrote into these files.
+TEST_F(LoaderTest, TensorFlowsSavedModelsParseWithoutUnknownFields) {
+  for (const char* name :
+       {"saved_model_half_plus_two_cpu", "saved_model_half_plus_two_tf2_cpu",
+        "saved_model_half_plus_three"}) {
+    SCOPED_TRACE(name);
+    SavedModel saved_model;
+    MF_ASSERT_OK(ReadSavedModel(Testdata(name), &saved_model));
+    ASSERT_EQ(saved_model.meta_graphs_size(), 1);
+    EXPECT_EQ(CountUnknownFields(saved_model), 0);
+    EXPECT_GT(saved_model.meta_graphs(0).signature_def_size(), 0);
+  }
+}
 
 TEST_F(LoaderTest, TensorFlow1HalfPlusTwoGivesHalfXPlusTwo) {
   const std::string dir = Testdata("saved_model_half_plus_two_cpu");
