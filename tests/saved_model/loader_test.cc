@@ -268,6 +268,23 @@ TEST_F(LoaderTest, TruncatedSavedModelPbIsAnErrorNamingTheFile) {
   }
 }
 
+// Flipped bytes either still load or are errors; nothing crashes.
+TEST_F(LoaderTest, CorruptSavedModelPbNeverCrashes) {
+  const std::string dir = CopyOf("saved_model_half_plus_two_cpu");
+  const std::string pb = dir + "/saved_model.pb";
+  const std::string bytes = ReadAll(pb);
+  for (size_t i = 1; i < bytes.size(); i += 211) {
+    std::string corrupt = bytes;
+    corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
+    WriteAll(pb, corrupt);
+    SavedModelBundle bundle;
+    const Status s = Load(dir, &bundle);
+    if (!s.ok()) {
+      EXPECT_THAT(std::string(s.message()), HasSubstr(dir)) << i;
+    }
+  }
+}
+
 TEST_F(LoaderTest, CorruptSavedModelPbtxtIsAnErrorNamingTheFile) {
   WriteAll(dir_ + "/saved_model.pbtxt", "meta_graphs { nope: 1 }");
   SavedModelBundle bundle;
