@@ -1,8 +1,7 @@
-// tf.Example parsing: ParseExample and ParseExampleV2, declared so that
-// graphs holding them (TensorFlow Serving's regress and classify
-// signatures) import and the rest of the graph runs. minflow has no
-// kernels for them yet: running one is a kernel-lookup error.
-// Interfaces match TensorFlow's.
+// tf.Example parsing: ParseExample and ParseExampleV2, as in TensorFlow
+// Serving's regress and classify signatures. Interfaces match TensorFlow's;
+// the CPU kernels (src/kernels/example_parsing_ops.cc) parse dense features
+// only.
 #include <vector>
 
 #include "minflow/core/tensor_shape.h"

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/tensor.h"
+#include "minflow/example.pb.h"
 #include "minflow/io/tensor_bundle.h"
 #include "minflow/saved_model.pb.h"
 #include "minflow/saved_model/constants.h"
@@ -214,6 +215,31 @@ TEST_F(LoaderTest, TensorFlow1HalfPlusThreeWithAssetAndLegacyInitOp) {
   std::vector<Tensor> values;
   MF_ASSERT_OK(bundle.session->Run({}, {"filename_tensor:0"}, {}, &values));
   EXPECT_EQ(values.at(0).scalar<tstring>()(), "foo.txt");
+}
+
+// TensorFlow Serving's regress signatures parse serialized tf.Examples
+// (ParseExample in TF 1, ParseExampleV2 inside a function in TF 2).
+TEST_F(LoaderTest, RegressSignaturesParseExamples) {
+  std::vector<tstring> examples;
+  for (float x : {3.0f, -2.0f}) {
+    Example example;
+    (*example.mutable_features()->mutable_feature())["x"]
+        .mutable_float_list()
+        ->add_value(x);
+    examples.push_back(example.SerializeAsString());
+  }
+  for (const char* name :
+       {"saved_model_half_plus_two_cpu", "saved_model_half_plus_two_tf2_cpu"}) {
+    SCOPED_TRACE(name);
+    SavedModelBundle bundle;
+    MF_ASSERT_OK(Load(Testdata(name), &bundle));
+    auto y = RunSignature(bundle, "regress_x_to_y",
+                          test::AsTensor<tstring>(examples));
+    MF_ASSERT_OK(y.status());
+    ASSERT_EQ(y->NumElements(), 2);
+    EXPECT_EQ(y->flat<float>()(0), 3.5f);
+    EXPECT_EQ(y->flat<float>()(1), 1.0f);
+  }
 }
 
 TEST_F(LoaderTest, SignatureTensorsOfAnUnknownKeyListTheKeys) {
