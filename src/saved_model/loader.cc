@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/any.pb.h"
@@ -107,21 +106,19 @@ std::string TagsString(
 Status FindMetaGraphDef(const std::string& file,
                         const std::unordered_set<std::string>& tags,
                         SavedModel* saved_model, MetaGraphDef* out) {
+  const std::set<std::string> wanted_set(tags.begin(), tags.end());
   std::vector<std::string> available;
   for (MetaGraphDef& meta_graph : *saved_model->mutable_meta_graphs()) {
     const auto& graph_tags = meta_graph.meta_info_def().tags();
     const std::set<std::string> graph_set(graph_tags.begin(), graph_tags.end());
-    const std::set<std::string> wanted(tags.begin(), tags.end());
-    if (graph_set == wanted) {
+    if (graph_set == wanted_set) {
       *out = std::move(meta_graph);
       return OkStatus();
     }
     available.push_back(TagsString(graph_tags));
   }
-  std::vector<std::string> wanted(tags.begin(), tags.end());
-  std::sort(wanted.begin(), wanted.end());
   return errors::NotFound(
-      "MetaGraphDef associated with tags '", absl::StrJoin(wanted, ", "),
+      "MetaGraphDef associated with tags '", absl::StrJoin(wanted_set, ", "),
       "' could not be found in SavedModel '", file, "', with available tags '",
       available.empty() ? "(none: the file has no MetaGraph)"
                         : absl::StrJoin(available, ", "),
