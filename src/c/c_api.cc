@@ -24,13 +24,9 @@ MF_Graph::MF_Graph() : graph(minflow::OpRegistry::Global()) {
 
 namespace minflow {
 namespace c_api {
-namespace {
 
-// Adds `graph_def` to the graph through the importer, then refines the
-// whole graph; on any error removes what was added.
 Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
-                       const GraphDef& graph_def, std::vector<Node*>* added)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu) {
+                       const GraphDef& graph_def, std::vector<Node*>* added) {
   const VersionDef versions = g->graph.versions();
   MF_RETURN_IF_ERROR(ImportGraphDef(options, graph_def, &g->graph, added));
   const Status s = GraphPipeline::RefineAndAttachShapes(&g->graph);
@@ -44,6 +40,8 @@ Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
   }
   return OkStatus();
 }
+
+namespace {
 
 bool IsListArg(const OpDef::ArgDef& arg) {
   return !arg.number_attr().empty() || !arg.type_list_attr().empty();

@@ -14,6 +14,7 @@
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
 #include "minflow/graph/graph.h"
+#include "minflow/graph/graph_constructor.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/runtime/session.h"
 
@@ -106,6 +107,12 @@ Status CopyToBuffer(const std::string& bytes, MF_Buffer* out);
 Status MessageToBuffer(const char* function,
                        const google::protobuf::MessageLite& message,
                        MF_Buffer* out);
+
+// Adds `graph_def` to g's graph through the importer, then refines the
+// whole graph; on any error removes what was added (Note [C API graphs]).
+Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
+                       const GraphDef& graph_def, std::vector<Node*>* added)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu);
 
 // A DataType from a C enum value, InvalidArgument unless it is a valid,
 // non-ref type.

@@ -1,6 +1,8 @@
-// The C API's sessions: options, creation from an MF_Graph, runs.
+// The C API's sessions: options, creation from an MF_Graph or a SavedModel,
+// runs.
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "minflow/config.pb.h"
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
+#include "minflow/saved_model/loader.h"
 #include "src/c/c_api_internal.h"
 
 namespace minflow {
@@ -213,6 +216,79 @@ MF_Session* MF_NewSession(MF_Graph* graph, const MF_SessionOptions* opts,
   }
   c_api::SetOk(status);
   return new MF_Session{*std::move(session), graph};
+}
+
+MF_Session* MF_LoadSessionFromSavedModel(
+    const MF_SessionOptions* opts, const MF_Buffer* run_options,
+    const char* export_dir, const char* const* tags, int tags_len,
+    MF_Graph* graph, MF_Buffer* meta_graph_def, MF_Status* status) {
+  constexpr char kFunction[] = "MF_LoadSessionFromSavedModel";
+  Status s;
+  if (graph == nullptr || export_dir == nullptr ||
+      (tags == nullptr && tags_len > 0)) {
+    s = c_api::NullArgument(kFunction, graph == nullptr        ? "graph"
+                                       : export_dir == nullptr ? "export_dir"
+                                                               : "tags");
+  } else if (tags_len < 0) {
+    s = errors::InvalidArgument(kFunction, ": tags_len must be >= 0, but got ",
+                                tags_len);
+  } else if (meta_graph_def != nullptr && meta_graph_def->data != nullptr) {
+    s = errors::InvalidArgument(kFunction,
+                                ": meta_graph_def must be an empty buffer");
+  }
+  std::unordered_set<std::string> tag_set;
+  for (int i = 0; s.ok() && i < tags_len; ++i) {
+    if (tags[i] == nullptr) {
+      s = errors::InvalidArgument(kFunction, ": tags[", i, "] is NULL");
+    } else {
+      tag_set.insert(tags[i]);
+    }
+  }
+  minflow::RunOptions options;
+  if (s.ok() && run_options != nullptr &&
+      (run_options->length > static_cast<size_t>(INT32_MAX) ||
+       (run_options->data == nullptr && run_options->length > 0) ||
+       !options.ParseFromArray(run_options->data,
+                               static_cast<int>(run_options->length)))) {
+    s = errors::InvalidArgument(kFunction,
+                                ": run_options is not a serialized RunOptions");
+  }
+  if (s.ok()) {
+    absl::ReaderMutexLock lock(&graph->mu);
+    if (graph->graph.num_nodes() != 0) {
+      s = errors::InvalidArgument(kFunction,
+                                  ": graph must be empty, but it has ",
+                                  graph->graph.num_nodes(), " operations");
+    }
+  }
+  minflow::SavedModelBundle bundle;
+  if (s.ok()) {
+    s = minflow::LoadSavedModel(
+        opts == nullptr ? minflow::SessionOptions() : opts->options, options,
+        export_dir, tag_set, &bundle);
+  }
+  if (s.ok()) {
+    absl::MutexLock lock(&graph->mu);
+    std::vector<minflow::Node*> added;
+    s = c_api::ImportAndRefine(graph, minflow::GraphConstructorOptions(),
+                               bundle.meta_graph_def.graph_def(), &added);
+    if (s.ok() && meta_graph_def != nullptr) {
+      s = c_api::MessageToBuffer(kFunction, bundle.meta_graph_def,
+                                 meta_graph_def);
+      if (!s.ok()) {
+        for (auto it = added.rbegin(); it != added.rend(); ++it) {
+          graph->graph.RemoveNode(*it);
+        }
+      }
+    }
+    if (s.ok()) ++graph->num_sessions;
+  }
+  if (!s.ok()) {
+    c_api::Set(status, s);
+    return nullptr;
+  }
+  c_api::SetOk(status);
+  return new MF_Session{std::move(bundle.session), graph};
 }
 
 void MF_CloseSession(MF_Session* session, MF_Status* status) {

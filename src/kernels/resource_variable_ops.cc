@@ -222,6 +222,23 @@ class VarIsInitializedOp : public OpKernel {
   bool IsExpensive() override { return false; }
 };
 
+// TensorFlow switches a variable out of its copy-on-read mode before a
+// checkpoint reads it. minflow's Var has one mode (copy on write, see
+// resource_var.h), so there is nothing to switch: the kernel only checks
+// that the variable exists, as TensorFlow's does.
+class DisableCopyOnReadOp : public OpKernel {
+ public:
+  explicit DisableCopyOnReadOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  void Compute(OpKernelContext* ctx) override {
+    const ResourceHandle* handle = nullptr;
+    OP_REQUIRES_OK(ctx, HandleFromInput(ctx, 0, &handle));
+    Var* var = nullptr;
+    OP_REQUIRES_OK(ctx, LookupResource<Var>(ctx, *handle, &var));
+    var->Unref();
+  }
+  bool IsExpensive() override { return false; }
+};
+
 class DestroyResourceOp : public OpKernel {
  public:
   explicit DestroyResourceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -477,6 +494,8 @@ REGISTER_KERNEL_BUILDER(Name("AssignSubVariableOp").Device(DEVICE_CPU),
                         AssignSubVariableOp);
 REGISTER_KERNEL_BUILDER(Name("VarIsInitializedOp").Device(DEVICE_CPU),
                         VarIsInitializedOp);
+REGISTER_KERNEL_BUILDER(Name("DisableCopyOnRead").Device(DEVICE_CPU),
+                        DisableCopyOnReadOp);
 REGISTER_KERNEL_BUILDER(Name("DestroyResourceOp").Device(DEVICE_CPU),
                         DestroyResourceOp);
 REGISTER_KERNEL_BUILDER(Name("VariableShape").Device(DEVICE_CPU),

@@ -1,5 +1,5 @@
-// SaveV2, RestoreV2 and MergeV2Checkpoints on the CPU: glue between the
-// ops' inputs and the tensor bundle reader and writer
+// SaveV2, RestoreV2, MergeV2Checkpoints and ShardedFilename on the CPU: glue
+// between the ops' inputs and the tensor bundle reader and writer
 // (minflow/io/tensor_bundle.h), which hold the format and its checks.
 #include <filesystem>
 #include <memory>
@@ -7,6 +7,7 @@
 #include <system_error>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/io/tensor_bundle.h"
 
@@ -156,8 +157,38 @@ class MergeV2CheckpointsOp : public OpKernel {
   bool allow_missing_files_ = false;
 };
 
+// "<basename>-<shard>-of-<num_shards>", both numbers five digits wide, as
+// TensorFlow names a sharded checkpoint's files.
+class ShardedFilenameOp : public OpKernel {
+ public:
+  explicit ShardedFilenameOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < 3; ++i) {
+      OP_REQUIRES(ctx, TensorShapeUtils::IsScalar(ctx->input(i).shape()),
+                  errors::InvalidArgument(
+                      "ShardedFilename: input ", i, " must be a scalar, ",
+                      "but got shape ", ctx->input(i).shape().DebugString()));
+    }
+    const int32_t shard = ctx->input(1).scalar<int32_t>()();
+    const int32_t num_shards = ctx->input(2).scalar<int32_t>()();
+    OP_REQUIRES(ctx, shard >= 0 && num_shards > 0 && shard < num_shards,
+                errors::InvalidArgument(
+                    "ShardedFilename: shard must be in [0, num_shards), but "
+                    "got shard ",
+                    shard, " and num_shards ", num_shards));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    out->scalar<tstring>()() =
+        absl::StrFormat("%s-%05d-of-%05d", ctx->input(0).scalar<tstring>()(),
+                        shard, num_shards);
+  }
+};
+
 REGISTER_KERNEL_BUILDER(Name("SaveV2").Device(DEVICE_CPU), SaveV2Op);
 REGISTER_KERNEL_BUILDER(Name("RestoreV2").Device(DEVICE_CPU), RestoreV2Op);
+REGISTER_KERNEL_BUILDER(Name("ShardedFilename").Device(DEVICE_CPU),
+                        ShardedFilenameOp);
 REGISTER_KERNEL_BUILDER(Name("MergeV2Checkpoints").Device(DEVICE_CPU),
                         MergeV2CheckpointsOp);
 

@@ -1,5 +1,6 @@
 // Checkpoint ops: SaveV2 and RestoreV2 write and read tensor bundles
-// (minflow/io/tensor_bundle.h); MergeV2Checkpoints joins bundles into one.
+// (minflow/io/tensor_bundle.h); MergeV2Checkpoints joins bundles into one;
+// ShardedFilename names one shard of a sharded checkpoint.
 // Interfaces match TensorFlow's.
 #include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/op.h"
@@ -46,6 +47,14 @@ Status MergeV2CheckpointsShape(InferenceContext* c) {
   return shape_inference::NoOutputs(c);
 }
 
+Status ShardedFilenameShape(InferenceContext* c) {
+  ShapeHandle unused;
+  for (int i = 0; i < 3; ++i) {
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 0, &unused));
+  }
+  return shape_inference::ScalarShape(c);
+}
+
 }  // namespace
 
 REGISTER_OP("SaveV2")
@@ -73,5 +82,12 @@ REGISTER_OP("MergeV2Checkpoints")
     .Attr("allow_missing_files: bool = false")
     .SetIsStateful()
     .SetShapeFn(MergeV2CheckpointsShape);
+
+REGISTER_OP("ShardedFilename")
+    .Input("basename: string")
+    .Input("shard: int32")
+    .Input("num_shards: int32")
+    .Output("filename: string")
+    .SetShapeFn(ShardedFilenameShape);
 
 }  // namespace minflow

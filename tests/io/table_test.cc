@@ -181,8 +181,9 @@ TEST(TableTest, RejectsKeysThatDoNotIncrease) {
 // TensorFlow wrote this index (uncompressed); rebuilding it from its own
 // pairs gives the same bytes.
 TEST(TableTest, RebuildsTensorFlowsIndexByteForByte) {
-  const std::string path = std::string(MINFLOW_CHECKPOINT_TESTDATA) +
-                           "/saved_model_half_plus_three/variables.index";
+  const std::string path =
+      std::string(MINFLOW_CHECKPOINT_TESTDATA) +
+      "/saved_model_half_plus_three/variables/variables.index";
   std::ifstream in(path, std::ios::binary);
   ASSERT_TRUE(in) << path;
   const std::string original((std::istreambuf_iterator<char>(in)),

@@ -34,7 +34,8 @@ void WriteFile(const std::string& path, const std::string& bytes) {
 }
 
 std::string Testdata(const std::string& name) {
-  return absl::StrCat(MINFLOW_CHECKPOINT_TESTDATA, "/", name, "/variables");
+  return absl::StrCat(MINFLOW_CHECKPOINT_TESTDATA, "/", name,
+                      "/variables/variables");
 }
 
 class TensorBundleTest : public ::testing::Test {
@@ -385,7 +386,7 @@ TEST_F(TensorBundleTest, MergeRejectsDuplicatesAndMissingFiles) {
   EXPECT_EQ(t.scalar<float>()(), 1.0f);
 }
 
-// ---- TensorFlow's own checkpoints (tests/testdata/checkpoints) -------------
+// ---- TensorFlow's own checkpoints (tests/testdata/saved_models) ------------
 
 float ReadFloat(const BundleReader& reader, const std::string& key) {
   Tensor t;

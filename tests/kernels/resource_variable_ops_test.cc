@@ -307,6 +307,23 @@ TEST(ResourceVariableOpsTest, ConcurrentReadsAndUpdatesAreConsistent) {
   EXPECT_EQ(out[0].flat<float>()(kSize - 1), 4 * kStepsPerThread);
 }
 
+// TensorFlow's savers run DisableCopyOnRead before reading a variable:
+// accepted on an existing variable, NotFound otherwise.
+TEST(ResourceVariableOpsTest, DisableCopyOnReadNeedsAnExistingVariable) {
+  GraphDef graph = VariableGraph(TensorShape({}), Tensor(1.0f), Tensor(1.0f));
+  Tf1GraphBuilder b;
+  b.Node("disable", "DisableCopyOnRead", {"v"});
+  *graph.add_node() = b.graph().node(0);
+  auto session = MakeSession(graph);
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run({}, {}, {"disable"}, &out),
+              StatusIs(absl::StatusCode::kNotFound));
+  MF_ASSERT_OK(session->Run({}, {}, {"init"}, &out));
+  MF_ASSERT_OK(session->Run({}, {}, {"disable"}, &out));
+  EXPECT_EQ(ReadScalar(session.get()), 1.0f);
+}
+
 }  // namespace
 }  // namespace minflow
 

@@ -151,5 +151,24 @@ TEST_F(SaveRestoreOpTest, MergeV2CheckpointsJoinsShardsAndRemovesOldDirs) {
   EXPECT_EQ(GetOutput(1)->scalar<float>()(), 2.0f);
 }
 
+TEST_F(SaveRestoreOpTest, ShardedFilenameNamesAShardAsTensorFlowDoes) {
+  MakeNode("ShardedFilename").Input(DT_STRING).Input(DT_INT32).Input(DT_INT32);
+  MF_ASSERT_OK(MakeOp());
+  AddInputTensor(Tensor("ckpt_temp/part"));
+  AddInputTensor(Tensor(int32_t{3}));
+  AddInputTensor(Tensor(int32_t{12}));
+  MF_ASSERT_OK(RunOpKernel());
+  EXPECT_EQ(GetOutput(0)->scalar<tstring>()(), "ckpt_temp/part-00003-of-00012");
+
+  ClearInputs();
+  MF_ASSERT_OK(MakeOp());
+  AddInputTensor(Tensor("p"));
+  AddInputTensor(Tensor(int32_t{2}));
+  AddInputTensor(Tensor(int32_t{2}));
+  EXPECT_THAT(RunOpKernel(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("shard must be in [0, num_shards)")));
+}
+
 }  // namespace
 }  // namespace minflow

@@ -383,6 +383,19 @@ typedef struct MF_Session MF_Session;
 MF_CAPI_EXPORT extern MF_Session* MF_NewSession(MF_Graph* graph,
                                                 const MF_SessionOptions* opts,
                                                 MF_Status* status);
+/* Loads the MetaGraph tagged exactly `tags` (`tags_len` strings) of the
+ * TensorFlow SavedModel in `export_dir`: its variables restored and its
+ * init op run (see minflow/saved_model/loader.h). The MetaGraph's graph is
+ * imported into `graph`, which must be empty, so MF_GraphOperationByName
+ * finds the signatures' tensors. `opts` and `run_options` (a binary
+ * RunOptions, used for the restore and init runs) may be NULL; so may
+ * `meta_graph_def`, else an empty buffer that receives the binary
+ * MetaGraphDef (its signature_def map names the tensors). NULL and an
+ * error status on failure, the graph left empty. */
+MF_CAPI_EXPORT extern MF_Session* MF_LoadSessionFromSavedModel(
+    const MF_SessionOptions* opts, const MF_Buffer* run_options,
+    const char* export_dir, const char* const* tags, int tags_len,
+    MF_Graph* graph, MF_Buffer* meta_graph_def, MF_Status* status);
 /* Later runs fail with MF_CANCELLED. */
 MF_CAPI_EXPORT extern void MF_CloseSession(MF_Session* session,
                                            MF_Status* status);
