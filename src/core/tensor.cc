@@ -191,7 +191,15 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* a, DataType type,
 
 Tensor Tensor::MakeRef(Tensor* target, absl::Mutex* mu,
                        const core::RefCounted* owner) {
-  Tensor ref(MakeRefType(target->dtype()));
+  // A writer may be replacing *target right now (Assign on another step):
+  // its dtype is read under the variable's lock, which the caller must not
+  // hold.
+  DataType dtype = DT_INVALID;
+  {
+    absl::ReaderMutexLock lock(mu);
+    dtype = target->dtype();
+  }
+  Tensor ref(MakeRefType(dtype));
   ref.shape_ = TensorShape();
   ref.buf_ = new RefBuffer(target, mu, owner);
   return ref;

@@ -20,13 +20,15 @@ class OpKernelContext;
 // never changes under its reader.
 class Var : public ResourceBase {
  public:
-  explicit Var(DataType dtype) : tensor_(Tensor::Unallocated(dtype)) {}
+  explicit Var(DataType dtype)
+      : dtype_(dtype), tensor_(Tensor::Unallocated(dtype)) {}
 
   absl::Mutex* mu() { return &mu_; }
   // Guarded by mu().
   Tensor* tensor() { return &tensor_; }
-  // Fixed at creation.
-  DataType dtype() const { return tensor_.dtype(); }
+  // Fixed at creation; kept apart from the tensor, which writers replace,
+  // so reading it needs no lock.
+  DataType dtype() const { return dtype_; }
   // False until the first assignment.
   bool is_initialized() {
     absl::ReaderMutexLock lock(&mu_);
@@ -40,6 +42,7 @@ class Var : public ResourceBase {
   static const char* TypeName() { return "Var"; }
 
  private:
+  const DataType dtype_;
   mutable absl::Mutex mu_;
   Tensor tensor_;
 };
