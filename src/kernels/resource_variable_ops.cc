@@ -444,13 +444,7 @@ class ResourceScatterOp : public OpKernel {
           const T& u = scalar_update ? src[0] : src[i * inner + j];
           if (kind_ == ScatterKind::kUpdate) {
             row[j] = u;
-          } else if constexpr (std::is_same_v<T, bool> ||
-                               std::is_same_v<T, std::string> ||
-                               std::is_same_v<T, qint8> ||
-                               std::is_same_v<T, quint8> ||
-                               std::is_same_v<T, qint16> ||
-                               std::is_same_v<T, quint16> ||
-                               std::is_same_v<T, qint32>) {
+          } else if constexpr (!kIsNumber<T>) {
             status = errors::InvalidArgument("Cannot add values of type ",
                                              DataTypeString(params->dtype()));
             return;

@@ -1,20 +1,8 @@
 #include "src/kernels/variable_ops_common.h"
 
-#include <type_traits>
-
 #include "minflow/core/dtype_dispatch.h"
 
 namespace minflow {
-namespace {
-
-template <typename T>
-constexpr bool kIsNumber =
-    (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
-    std::is_same_v<T, half> || std::is_same_v<T, bfloat16> ||
-    std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
-
-}  // namespace
-
 Status ApplyDenseUpdate(DenseUpdate op, const Tensor& lhs, const Tensor& rhs,
                         Tensor* out) {
   bool numeric = false;
