@@ -427,12 +427,19 @@ void FillMemoryTypes(const DeviceType& device_type, const KernelDef* kdef,
     }
   }
   if (device_type != DEVICE_CPU) {
-    // Strings never live in accelerator memory.
+    // As in TensorFlow: host objects (strings, resource handles, variants)
+    // never live in accelerator memory, and neither do int32 tensors, which
+    // are almost always shapes, sizes and indices that the host reads.
+    auto always_on_host = [](DataType t) {
+      t = BaseType(t);
+      return t == DT_STRING || t == DT_INT32 || t == DT_RESOURCE ||
+             t == DT_VARIANT;
+    };
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (BaseType(inputs[i]) == DT_STRING) (*in_mem)[i] = HOST_MEMORY;
+      if (always_on_host(inputs[i])) (*in_mem)[i] = HOST_MEMORY;
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
-      if (BaseType(outputs[i]) == DT_STRING) (*out_mem)[i] = HOST_MEMORY;
+      if (always_on_host(outputs[i])) (*out_mem)[i] = HOST_MEMORY;
     }
   }
 }

@@ -10,8 +10,12 @@ class ConstantOp : public OpKernel {
   explicit ConstantOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     const TensorProto* proto = nullptr;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("value", &proto));
-    OP_REQUIRES_OK(ctx, ctx->device()->MakeTensorFromProto(
-                            *proto, AllocatorAttributes(), &tensor_));
+    // On an accelerator, int32 and host-object outputs live in host memory.
+    AllocatorAttributes attr;
+    attr.set_on_host(!ctx->output_memory_types().empty() &&
+                     ctx->output_memory_types()[0] == HOST_MEMORY);
+    OP_REQUIRES_OK(
+        ctx, ctx->device()->MakeTensorFromProto(*proto, attr, &tensor_));
     OP_REQUIRES(
         ctx, ctx->output_type(0) == tensor_.dtype(),
         errors::InvalidArgument(
@@ -30,6 +34,9 @@ class ConstantOp : public OpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("Const").Device(DEVICE_CPU), ConstantOp);
+// The device decodes the value into its own memory (MakeTensorFromProto), so
+// the same kernel serves the GPU.
+REGISTER_KERNEL_BUILDER(Name("Const").Device(DEVICE_GPU), ConstantOp);
 
 }  // namespace
 }  // namespace minflow

@@ -52,5 +52,10 @@ REGISTER_KERNEL_BUILDER(Name("PlaceholderWithDefault").Device(DEVICE_CPU),
 REGISTER_KERNEL_BUILDER(Name("RefIdentity").Device(DEVICE_CPU), RefIdentityOp);
 REGISTER_KERNEL_BUILDER(Name("IdentityN").Device(DEVICE_CPU), IdentityNOp);
 
+// Passing a tensor through needs no CUDA: the same kernels serve the GPU.
+REGISTER_KERNEL_BUILDER(Name("Identity").Device(DEVICE_GPU), IdentityOp);
+REGISTER_KERNEL_BUILDER(Name("StopGradient").Device(DEVICE_GPU), IdentityOp);
+REGISTER_KERNEL_BUILDER(Name("IdentityN").Device(DEVICE_GPU), IdentityNOp);
+
 }  // namespace
 }  // namespace minflow

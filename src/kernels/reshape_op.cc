@@ -243,5 +243,29 @@ REGISTER_KERNEL_BUILDER(Name("ExpandDims")
                         ExpandDimsOp);
 REGISTER_KERNEL_BUILDER(Name("Squeeze").Device(DEVICE_CPU), SqueezeOp);
 
+// The same kernels serve the GPU: they only relabel the input's buffer and
+// read their shape argument from host memory; no CUDA is needed.
+REGISTER_KERNEL_BUILDER(Name("Reshape")
+                            .Device(DEVICE_GPU)
+                            .HostMemory("shape")
+                            .TypeConstraint<int32_t>("Tshape"),
+                        ReshapeOp);
+REGISTER_KERNEL_BUILDER(Name("Reshape")
+                            .Device(DEVICE_GPU)
+                            .HostMemory("shape")
+                            .TypeConstraint<int64_t>("Tshape"),
+                        ReshapeOp);
+REGISTER_KERNEL_BUILDER(Name("ExpandDims")
+                            .Device(DEVICE_GPU)
+                            .HostMemory("dim")
+                            .TypeConstraint<int32_t>("Tdim"),
+                        ExpandDimsOp);
+REGISTER_KERNEL_BUILDER(Name("ExpandDims")
+                            .Device(DEVICE_GPU)
+                            .HostMemory("dim")
+                            .TypeConstraint<int64_t>("Tdim"),
+                        ExpandDimsOp);
+REGISTER_KERNEL_BUILDER(Name("Squeeze").Device(DEVICE_GPU), SqueezeOp);
+
 }  // namespace
 }  // namespace minflow

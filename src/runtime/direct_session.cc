@@ -87,6 +87,8 @@ class DirectSession final : public Session {
 
   const SessionOptions options_;
   std::vector<std::unique_ptr<Device>> devices_;
+  // The devices whose kernels run asynchronously, synced after each step.
+  std::vector<Device*> accelerator_devices_;
   std::vector<Device*> device_ptrs_;
   std::unique_ptr<thread::ThreadPool> inter_op_pool_;
   // The imported, refined graph every signature starts from.
@@ -137,7 +139,10 @@ Status DirectSession::Create(const GraphDef& graph) {
         config.inter_op_parallelism_threads());
   }
   MF_RETURN_IF_ERROR(CreateDevices(options_, &devices_));
-  for (auto& d : devices_) device_ptrs_.push_back(d.get());
+  for (auto& d : devices_) {
+    device_ptrs_.push_back(d.get());
+    if (d->device_type() != DEVICE_CPU) accelerator_devices_.push_back(d.get());
+  }
   const int inter_op = config.inter_op_parallelism_threads() == 0
                            ? thread::DefaultNumThreads()
                            : config.inter_op_parallelism_threads();
@@ -313,7 +318,14 @@ Status DirectSession::RunSignature(const CallSignature& sig,
   const bool trace = run_metadata != nullptr &&
                      run_options.trace_level() != RunOptions::NO_TRACE;
   if (trace) args.step_stats = &stats;
-  MF_RETURN_IF_ERROR(sig.executor->Run(args));
+  const Status ran = sig.executor->Run(args);
+  // Accelerator kernels only enqueue work (Note [Accelerator streams]): the
+  // step ends when their streams are drained, and an error raised on a
+  // stream after its last copy to the host is reported here.
+  Status synced;
+  for (Device* device : accelerator_devices_) synced.Update(device->Sync());
+  MF_RETURN_IF_ERROR(ran);
+  MF_RETURN_IF_ERROR(synced);
   if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
   if (run_metadata != nullptr) {
     run_metadata->mutable_graph_passes()->Assign(sig.passes.begin(),

@@ -1,0 +1,73 @@
+#include "src/kernels/device_copy_ops.h"
+
+#include "minflow/core/tensor.h"
+#include "minflow/framework/accelerator_device.h"
+#include "minflow/framework/op_requires.h"
+
+namespace minflow {
+namespace {
+
+// The accelerator the kernel runs on, or an error naming the device.
+Status StreamOf(OpKernelContext* ctx, AcceleratorStream** stream) {
+  auto* device = dynamic_cast<AcceleratorDevice*>(ctx->device());
+  if (device == nullptr) {
+    return errors::Internal(ctx->op_kernel().type_string(),
+                            " must run on an accelerator device, not '",
+                            ctx->device()->name(), "'");
+  }
+  *stream = device->stream();
+  return OkStatus();
+}
+
+// Host objects (strings, resources, variants) never leave the host; the
+// placer keeps them there, so reaching a copy is a bug in placement.
+Status CheckCopyable(OpKernelContext* ctx, const Tensor& input) {
+  if (!DataTypeCanUseMemcpy(input.dtype())) {
+    return errors::Internal("Cannot copy a ", DataTypeString(input.dtype()),
+                            " tensor between host and device memory");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+void CopyFromHostOp::Compute(OpKernelContext* ctx) {
+  const Tensor& input = ctx->input(0);
+  OP_REQUIRES_OK(ctx, CheckCopyable(ctx, input));
+  AcceleratorStream* stream = nullptr;
+  OP_REQUIRES_OK(ctx, StreamOf(ctx, &stream));
+  Tensor* output = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+  if (input.TotalBytes() == 0) return;
+  OP_REQUIRES_OK(ctx, stream->CopyHostToDevice(
+                          input.tensor_data().data(),
+                          const_cast<char*>(output->tensor_data().data()),
+                          input.TotalBytes()));
+}
+
+void CopyToHostOp::Compute(OpKernelContext* ctx) {
+  const Tensor& input = ctx->input(0);
+  OP_REQUIRES_OK(ctx, CheckCopyable(ctx, input));
+  AcceleratorStream* stream = nullptr;
+  OP_REQUIRES_OK(ctx, StreamOf(ctx, &stream));
+  Tensor* output = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+  if (input.TotalBytes() > 0) {
+    OP_REQUIRES_OK(ctx, stream->CopyDeviceToHost(
+                            input.tensor_data().data(),
+                            const_cast<char*>(output->tensor_data().data()),
+                            input.TotalBytes()));
+  }
+  OP_REQUIRES_OK(ctx, stream->BlockHostUntilDone());
+}
+
+// The kernels need no CUDA, so the GPU's registrations live here; a GPU
+// device exists only in CUDA builds.
+REGISTER_KERNEL_BUILDER(
+    Name("_CopyFromHost").Device(DEVICE_GPU).HostMemory("input"),
+    CopyFromHostOp);
+REGISTER_KERNEL_BUILDER(
+    Name("_CopyToHost").Device(DEVICE_GPU).HostMemory("output"),
+    CopyToHostOp);
+
+}  // namespace minflow
