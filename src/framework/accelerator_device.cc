@@ -38,8 +38,8 @@ Status AcceleratorDevice::MakeTensorFromProto(const TensorProto& proto,
       Tensor::Allocate(device_allocator_, host.dtype(), host.shape()));
   if (host.TotalBytes() > 0) {
     MF_RETURN_IF_ERROR(stream_->CopyHostToDevice(
-        host.tensor_data().data(), const_cast<char*>(on_device.tensor_data().data()),
-        host.TotalBytes()));
+        host.tensor_data().data(),
+        const_cast<char*>(on_device.tensor_data().data()), host.TotalBytes()));
   }
   *tensor = std::move(on_device);
   return OkStatus();

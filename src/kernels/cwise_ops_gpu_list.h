@@ -6,30 +6,30 @@
 #pragma once
 
 // X(op name, functor template)
-#define MF_GPU_BINARY_OPS(X)                  \
-  X("Add", add)                               \
-  X("AddV2", add)                             \
-  X("Sub", sub)                               \
-  X("Mul", mul)                               \
-  X("RealDiv", div)                           \
-  X("Div", div)                               \
-  X("Maximum", maximum)                       \
-  X("Minimum", minimum)                       \
-  X("SquaredDifference", squared_difference)  \
+#define MF_GPU_BINARY_OPS(X)                 \
+  X("Add", add)                              \
+  X("AddV2", add)                            \
+  X("Sub", sub)                              \
+  X("Mul", mul)                              \
+  X("RealDiv", div)                          \
+  X("Div", div)                              \
+  X("Maximum", maximum)                      \
+  X("Minimum", minimum)                      \
+  X("SquaredDifference", squared_difference) \
   X("Pow", pow_real)
 
-#define MF_GPU_UNARY_OPS(X)         \
-  X("Neg", neg)                     \
-  X("Abs", abs)                     \
-  X("Square", square)               \
-  X("Sqrt", sqrt)                   \
-  X("Rsqrt", rsqrt)                 \
-  X("Exp", exp)                     \
-  X("Log", log)                     \
-  X("Tanh", tanh)                   \
-  X("Sigmoid", sigmoid)             \
-  X("Reciprocal", reciprocal)       \
-  X("Floor", floor)                 \
-  X("Relu", relu)                   \
-  X("Relu6", relu6)                 \
+#define MF_GPU_UNARY_OPS(X)   \
+  X("Neg", neg)               \
+  X("Abs", abs)               \
+  X("Square", square)         \
+  X("Sqrt", sqrt)             \
+  X("Rsqrt", rsqrt)           \
+  X("Exp", exp)               \
+  X("Log", log)               \
+  X("Tanh", tanh)             \
+  X("Sigmoid", sigmoid)       \
+  X("Reciprocal", reciprocal) \
+  X("Floor", floor)           \
+  X("Relu", relu)             \
+  X("Relu6", relu6)           \
   X("Elu", elu)

@@ -67,7 +67,6 @@ REGISTER_KERNEL_BUILDER(
     Name("_CopyFromHost").Device(DEVICE_GPU).HostMemory("input"),
     CopyFromHostOp);
 REGISTER_KERNEL_BUILDER(
-    Name("_CopyToHost").Device(DEVICE_GPU).HostMemory("output"),
-    CopyToHostOp);
+    Name("_CopyToHost").Device(DEVICE_GPU).HostMemory("output"), CopyToHostOp);
 
 }  // namespace minflow

@@ -52,8 +52,7 @@ class MatMulOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
-    LaunchMatMul<Device, T>::Launch(ctx, a, b, transpose_a_, transpose_b_,
-                                    out);
+    LaunchMatMul<Device, T>::Launch(ctx, a, b, transpose_a_, transpose_b_, out);
   }
 
  private:

@@ -24,21 +24,21 @@ struct LaunchMatMul<GPUDevice, float> {
     if (k == 0) {
       // A zero-length inner dimension: every output is an empty sum.
       OP_REQUIRES_OK(ctx, [&]() -> Status {
-        MF_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
-            out->flat<float>().data(), 0, out->TotalBytes(),
-            device->cuda_stream()));
+        MF_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(out->flat<float>().data(), 0,
+                                                out->TotalBytes(),
+                                                device->cuda_stream()));
         return OkStatus();
       }());
       return;
     }
     constexpr int64_t kMaxDim = std::numeric_limits<int>::max();
-    OP_REQUIRES(ctx,
-                m <= kMaxDim && n <= kMaxDim && k <= kMaxDim &&
-                    a.dim_size(1) <= kMaxDim && b.dim_size(1) <= kMaxDim,
-                errors::InvalidArgument(
-                    "MatMul on the GPU takes dimensions up to ", kMaxDim,
-                    ", got ", a.shape().DebugString(), " and ",
-                    b.shape().DebugString()));
+    OP_REQUIRES(
+        ctx,
+        m <= kMaxDim && n <= kMaxDim && k <= kMaxDim &&
+            a.dim_size(1) <= kMaxDim && b.dim_size(1) <= kMaxDim,
+        errors::InvalidArgument("MatMul on the GPU takes dimensions up to ",
+                                kMaxDim, ", got ", a.shape().DebugString(),
+                                " and ", b.shape().DebugString()));
     const float alpha = 1.0f;
     const float beta = 0.0f;
     OP_REQUIRES_OK(ctx, [&]() -> Status {

@@ -63,8 +63,8 @@ class AcceleratorDevice : public Device {
   AcceleratorStream* stream() const { return stream_; }
 
   // Decodes on the host, then copies into device memory.
-  Status MakeTensorFromProto(const TensorProto& proto,
-                             AllocatorAttributes attr, Tensor* tensor) override;
+  Status MakeTensorFromProto(const TensorProto& proto, AllocatorAttributes attr,
+                             Tensor* tensor) override;
   // Waits for the stream; its sticky error names this device.
   Status Sync() override;
 

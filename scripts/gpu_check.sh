@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Proves the GPU path on a GPU machine, from the binaries scripts/gpu_bundle.sh
+# packed into .gpu/: every GPU test, compute-sanitizer memcheck on the GPU
+# kernel tests, and the GPU benchmarks. Prints one summary line per suite
+# and exits non-zero if any suite failed. Run from the repository root:
+#   scripts/gpu_check.sh [LOG_DIR]
+set -u
+cd "$(dirname "$0")/.."
+bundle=$PWD/.gpu
+logs=${1:-$bundle/logs}
+mkdir -p "$logs"
+export LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export MINFLOW_SOURCE_DIR=$PWD
+summary=()
+failed=0
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+  || echo "gpu_check: nvidia-smi failed"
+
+# One gtest binary: "PASS name: N passed, M skipped" or FAIL with the names.
+run_test() {
+  local bin=$1 name
+  name=$(basename "$bin")
+  timeout 300 "$bin" > "$logs/$name.log" 2>&1
+  local rc=$?
+  local passed skipped
+  passed=$(grep -oP '\[  PASSED  \] \K[0-9]+' "$logs/$name.log" | tail -1)
+  skipped=$(grep -oP '\[  SKIPPED \] \K[0-9]+(?= test)' "$logs/$name.log" | tail -1)
+  if [ $rc -eq 0 ]; then
+    summary+=("PASS $name: ${passed:-0} passed, ${skipped:-0} skipped")
+  else
+    failed=1
+    local which
+    which=$(grep -oP '^\[  FAILED  \] \K\S+' "$logs/$name.log" | sort -u | head -8 | tr '\n' ' ')
+    summary+=("FAIL $name (rc $rc): ${which:-see $logs/$name.log}")
+    tail -40 "$logs/$name.log"
+  fi
+}
+
+for bin in "$bundle"/bin/*_test; do
+  run_test "$bin"
+done
+
+# memcheck on the GPU kernel tests (the large cases are slow under it, so
+# they are filtered to keep the run short).
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for bin in "$bundle"/bin/gpu_kernels_test "$bundle"/bin/custom_op_gpu_test; do
+  [ -x "$bin" ] || continue
+  name=memcheck_$(basename "$bin")
+  timeout 400 "$sanitizer" --tool memcheck --error-exitcode 99 \
+    --leak-check full "$bin" \
+    --gtest_filter='-*GpuSessionTest*' > "$logs/$name.log" 2>&1
+  rc=$?
+  errors=$(grep -oP 'ERROR SUMMARY: \K[0-9]+' "$logs/$name.log" | tail -1)
+  if [ $rc -eq 0 ]; then
+    summary+=("PASS $name: ${errors:-?} errors")
+  else
+    failed=1
+    summary+=("FAIL $name (rc $rc): ${errors:-?} errors, see $logs/$name.log")
+    grep -m 20 -A6 '========= ' "$logs/$name.log" | head -60
+  fi
+done
+
+if [ -x "$bundle/bin/gpu_bench" ]; then
+  timeout 300 "$bundle/bin/gpu_bench" --benchmark_out="$logs/gpu_bench.json" \
+    --benchmark_out_format=json > "$logs/gpu_bench.log" 2>&1
+  rc=$?
+  cat "$logs/gpu_bench.log"
+  if [ $rc -eq 0 ]; then
+    while read -r line; do summary+=("BENCH $line"); done \
+      < <(sed -n '/^# GPU figures/,$p' "$logs/gpu_bench.log" | tail -n +2)
+  else
+    failed=1
+    summary+=("FAIL gpu_bench (rc $rc)")
+  fi
+fi
+
+echo
+echo "# gpu_check summary"
+printf '%s\n' "${summary[@]}"
+exit $failed

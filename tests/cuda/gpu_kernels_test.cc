@@ -1,0 +1,387 @@
+// Every GPU kernel against the CPU kernel on the same inputs, through whole
+// sessions: the GPU session places the op on GPU:0 (checked), copies the
+// feeds in and the fetch out, and must give the CPU session's values.
+// Skips, saying so, on machines without a GPU.
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/substitute.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "minflow/config.pb.h"
+#include "minflow/core/tensor.h"
+#include "minflow/cuda/gpu_info.h"
+#include "minflow/graph.pb.h"
+#include "minflow/runtime/session.h"
+#include "tests/testlib/status_matchers.h"
+#include "tests/testlib/text_proto.h"
+
+namespace minflow {
+namespace {
+
+using ::minflow::testing::ParseTextProtoOrDie;
+using ::minflow::testing::StatusIs;
+using ::testing::HasSubstr;
+
+bool HaveGpu() {
+  int count = 0;
+  return GetGpuCount(&count).ok() && count > 0;
+}
+
+#define MF_SKIP_WITHOUT_GPU()                                             \
+  if (!HaveGpu())                                                         \
+  GTEST_SKIP() << "no GPU on this machine: the GPU kernels are compiled " \
+                  "here and run on a GPU machine (scripts/gpu_check.sh)"
+
+Tensor Random(const std::vector<int64_t>& dims, float lo, float hi,
+              unsigned seed) {
+  Tensor t(DT_FLOAT, TensorShape(dims));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  auto flat = t.flat<float>();
+  for (int64_t i = 0; i < flat.size(); ++i) flat(i) = dist(gen);
+  return t;
+}
+
+struct Result {
+  Status status;
+  Tensor value;
+  std::string device;  // where `op_node` ran
+};
+
+// Runs `graph` with `feeds`, fetching `fetch`; on the GPU when `gpu`.
+Result RunGraph(const GraphDef& graph, bool gpu,
+                const std::vector<std::pair<std::string, Tensor>>& feeds,
+                const std::string& fetch, const std::string& op_node) {
+  SessionOptions options;
+  if (!gpu) (*options.config.mutable_device_count())["GPU"] = 0;
+  Result result;
+  auto session = Session::Create(graph, options);
+  if (!session.ok()) {
+    result.status = session.status();
+    return result;
+  }
+  RunOptions run_options;
+  run_options.set_output_partition_graphs(true);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  result.status =
+      (*session)->Run(run_options, feeds, {fetch}, {}, &out, &metadata);
+  if (!result.status.ok()) return result;
+  result.value = out[0];
+  for (const GraphDef& g : metadata.partition_graphs()) {
+    for (const NodeDef& n : g.node()) {
+      if (n.name() == op_node) result.device = n.device();
+    }
+  }
+  return result;
+}
+
+// |gpu - cpu| <= atol + rtol * |cpu| everywhere (NaN matches NaN);
+// rtol = atol = 0 asks for equal values.
+void ExpectSame(const Tensor& gpu, const Tensor& cpu, double rtol,
+                double atol) {
+  ASSERT_EQ(gpu.dtype(), cpu.dtype());
+  ASSERT_EQ(gpu.shape(), cpu.shape());
+  if (gpu.dtype() != DT_FLOAT) {
+    EXPECT_EQ(gpu.tensor_data(), cpu.tensor_data());
+    return;
+  }
+  auto g = gpu.flat<float>();
+  auto c = cpu.flat<float>();
+  int bad = 0;
+  for (int64_t i = 0; i < g.size(); ++i) {
+    const bool both_nan = std::isnan(g(i)) && std::isnan(c(i));
+    if (both_nan) continue;
+    const double diff = std::fabs(double{g(i)} - double{c(i)});
+    if (!(diff <= atol + rtol * std::fabs(double{c(i)}))) {
+      if (++bad <= 5) {
+        ADD_FAILURE() << "element " << i << ": GPU " << g(i) << " vs CPU "
+                      << c(i);
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << "of " << g.size() << " elements";
+}
+
+void CompareOnGpuAndCpu(
+    const GraphDef& graph,
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::string& fetch, const std::string& op_node, double rtol = 0,
+    double atol = 0) {
+  const Result cpu = RunGraph(graph, /*gpu=*/false, feeds, fetch, op_node);
+  const Result gpu = RunGraph(graph, /*gpu=*/true, feeds, fetch, op_node);
+  MF_ASSERT_OK(cpu.status);
+  MF_ASSERT_OK(gpu.status);
+  EXPECT_TRUE(absl::EndsWith(gpu.device, "/device:GPU:0"))
+      << op_node << " ran on '" << gpu.device << "'";
+  EXPECT_TRUE(absl::EndsWith(cpu.device, "/device:CPU:0")) << cpu.device;
+  ExpectSame(gpu.value, cpu.value, rtol, atol);
+}
+
+GraphDef BinaryGraph(const std::string& op) {
+  return ParseTextProtoOrDie<GraphDef>(absl::Substitute(
+      R"txt(
+        node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "z" op: "$0" input: "x" input: "y"
+               attr { key: "T" value { type: DT_FLOAT } } }
+      )txt",
+      op));
+}
+
+GraphDef UnaryGraph(const std::string& op) {
+  return ParseTextProtoOrDie<GraphDef>(absl::Substitute(
+      R"txt(
+        node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "z" op: "$0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+      )txt",
+      op));
+}
+
+struct Shapes {
+  std::vector<int64_t> x, y;
+};
+
+// Same shape (odd sizes), scalars on either side, broadcasts that collapse
+// to ranks 2, 3 and 5, empty, and one large enough for many blocks.
+const std::vector<Shapes>& BinaryShapes() {
+  static const auto* shapes = new std::vector<Shapes>{
+      {{7, 13}, {7, 13}},     {{1031}, {}},
+      {{}, {1031}},           {{4, 1, 5}, {3, 1}},
+      {{2, 3, 4, 5}, {5}},    {{2, 1, 4, 1, 3}, {1, 5, 1, 6, 3}},
+      {{3, 1}, {1, 4}},       {{0, 3}, {3}},
+      {{1 << 20}, {1 << 20}}, {{1}, {1}},
+  };
+  return *shapes;
+}
+
+class GpuBinaryOpTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuBinaryOpTest, EqualsCpu) {
+  MF_SKIP_WITHOUT_GPU();
+  const std::string op = GetParam();
+  // Division is exact on both (IEEE); Pow goes through exp/log on the GPU.
+  const bool exact = op != "Pow";
+  const bool positive = op == "Pow" || op == "RealDiv" || op == "Div";
+  unsigned seed = 1;
+  for (const Shapes& s : BinaryShapes()) {
+    SCOPED_TRACE(absl::StrCat(op, " x[", absl::StrJoin(s.x, ","), "] y[",
+                              absl::StrJoin(s.y, ","), "]"));
+    const float lo = positive ? 0.5f : -4.f;
+    CompareOnGpuAndCpu(BinaryGraph(op),
+                       {{"x", Random(s.x, lo, 4.f, seed)},
+                        {"y", Random(s.y, lo, 4.f, seed + 1)}},
+                       "z", "z", exact ? 0 : 2e-6, exact ? 0 : 1e-6);
+    seed += 2;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GpuBinaryOpTest,
+                         ::testing::Values("Add", "AddV2", "Sub", "Mul",
+                                           "RealDiv", "Div", "Maximum",
+                                           "Minimum", "SquaredDifference",
+                                           "Pow"));
+
+class GpuUnaryOpTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuUnaryOpTest, EqualsCpu) {
+  MF_SKIP_WITHOUT_GPU();
+  const std::string op = GetParam();
+  const bool positive =
+      op == "Sqrt" || op == "Rsqrt" || op == "Log" || op == "Reciprocal";
+  // Correctly rounded on both sides; the rest are libm-vs-CUDA-math.
+  const bool exact = op == "Neg" || op == "Abs" || op == "Square" ||
+                     op == "Relu" || op == "Relu6" || op == "Floor" ||
+                     op == "Sqrt" || op == "Reciprocal";
+  for (const std::vector<int64_t>& dims :
+       std::vector<std::vector<int64_t>>{{1031}, {3, 5, 7}, {0}, {1 << 20}}) {
+    SCOPED_TRACE(absl::StrCat(op, " [", absl::StrJoin(dims, ","), "]"));
+    Tensor x = Random(dims, positive ? 0.01f : -8.f, 8.f, 7);
+    if (x.NumElements() > 3 && !positive) {
+      // NaN and infinities go through as the CPU kernel passes them.
+      x.flat<float>()(0) = std::nanf("");
+      x.flat<float>()(1) = INFINITY;
+      x.flat<float>()(2) = -INFINITY;
+    }
+    CompareOnGpuAndCpu(UnaryGraph(op), {{"x", x}}, "z", "z", exact ? 0 : 4e-6,
+                       exact ? 0 : 1e-6);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GpuUnaryOpTest,
+                         ::testing::Values("Neg", "Abs", "Square", "Sqrt",
+                                           "Rsqrt", "Exp", "Log", "Tanh",
+                                           "Sigmoid", "Reciprocal", "Floor",
+                                           "Relu", "Relu6", "Elu"));
+
+GraphDef MatMulGraph(bool ta, bool tb) {
+  return ParseTextProtoOrDie<GraphDef>(absl::Substitute(
+      R"txt(
+        node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "mm" op: "MatMul" input: "a" input: "b"
+               attr { key: "T" value { type: DT_FLOAT } }
+               attr { key: "transpose_a" value { b: $0 } }
+               attr { key: "transpose_b" value { b: $1 } } }
+      )txt",
+      ta ? "true" : "false", tb ? "true" : "false"));
+}
+
+TEST(GpuMatMulTest, EqualsCpuForEveryTransposeAndShape) {
+  MF_SKIP_WITHOUT_GPU();
+  struct Case {
+    int64_t m, k, n;
+  };
+  for (const Case& c : std::vector<Case>{{3, 5, 7},
+                                         {1, 784, 512},
+                                         {64, 512, 10},
+                                         {129, 67, 33},
+                                         {4, 0, 3},
+                                         {0, 5, 3}}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(c.m, "x", c.k, " * ", c.k, "x", c.n,
+                                  " ta=", ta, " tb=", tb));
+        Tensor a =
+            ta ? Random({c.k, c.m}, -1, 1, 3) : Random({c.m, c.k}, -1, 1, 3);
+        Tensor b =
+            tb ? Random({c.n, c.k}, -1, 1, 4) : Random({c.k, c.n}, -1, 1, 4);
+        // Sums of k products in another order: relative to sqrt(k).
+        CompareOnGpuAndCpu(MatMulGraph(ta, tb), {{"a", a}, {"b", b}}, "mm",
+                           "mm", 1e-5, 1e-5 * std::sqrt(double(c.k) + 1));
+      }
+    }
+  }
+}
+
+TEST(GpuMatMulTest, MismatchedShapesNameTheNode) {
+  MF_SKIP_WITHOUT_GPU();
+  const Result gpu =
+      RunGraph(MatMulGraph(false, false), /*gpu=*/true,
+               {{"a", Random({2, 3}, 0, 1, 1)}, {"b", Random({4, 5}, 0, 1, 2)}},
+               "mm", "mm");
+  EXPECT_THAT(gpu.status,
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("mm")));
+}
+
+TEST(GpuBiasAddTest, EqualsCpuInBothLayouts) {
+  MF_SKIP_WITHOUT_GPU();
+  for (const std::string format : {"NHWC", "NCHW"}) {
+    const GraphDef graph = ParseTextProtoOrDie<GraphDef>(absl::Substitute(
+        R"txt(
+          node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+          node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+          node { name: "z" op: "BiasAdd" input: "x" input: "b"
+                 attr { key: "T" value { type: DT_FLOAT } }
+                 attr { key: "data_format" value { s: "$0" } } }
+        )txt",
+        format));
+    const std::vector<int64_t> dims = format == "NHWC"
+                                          ? std::vector<int64_t>{2, 3, 4, 5}
+                                          : std::vector<int64_t>{2, 5, 3, 4};
+    SCOPED_TRACE(format);
+    CompareOnGpuAndCpu(
+        graph, {{"x", Random(dims, -1, 1, 5)}, {"b", Random({5}, -1, 1, 6)}},
+        "z", "z");
+  }
+}
+
+TEST(GpuSoftmaxTest, EqualsCpu) {
+  MF_SKIP_WITHOUT_GPU();
+  for (const std::string op : {"Softmax", "LogSoftmax"}) {
+    for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
+             {7, 13}, {1, 1000}, {3, 1}, {2, 3, 4}}) {
+      SCOPED_TRACE(absl::StrCat(op, " [", absl::StrJoin(dims, ","), "]"));
+      CompareOnGpuAndCpu(UnaryGraph(op), {{"x", Random(dims, -10, 10, 9)}}, "z",
+                         "z", 1e-5, 1e-6);
+    }
+  }
+}
+
+TEST(GpuReshapeTest, ShapeArgumentsStayOnTheHost) {
+  MF_SKIP_WITHOUT_GPU();
+  const GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"txt(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "shape" op: "Const"
+           attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32
+             tensor_shape { dim { size: 2 } } int_val: 6 int_val: -1 } } } }
+    node { name: "r" op: "Reshape" input: "x" input: "shape"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "dim" op: "Const"
+           attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+    node { name: "e" op: "ExpandDims" input: "r" input: "dim"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "s" op: "Squeeze" input: "e" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "z" op: "Relu" input: "s" attr { key: "T" value { type: DT_FLOAT } } }
+  )txt");
+  CompareOnGpuAndCpu(graph, {{"x", Random({2, 3, 4}, -1, 1, 2)}}, "z", "r");
+}
+
+// The examples' MLP as a whole: MatMul, BiasAdd, Relu and Softmax on the
+// GPU, ArgMax on the CPU, and the copies between them.
+TEST(GpuGraphTest, DigitsMlpGivesTheCpuResults) {
+  MF_SKIP_WITHOUT_GPU();
+  // On the GPU machine the checkout lives elsewhere: gpu_check.sh says where.
+  const char* source_dir = std::getenv("MINFLOW_SOURCE_DIR");
+  const std::string examples = source_dir != nullptr
+                                   ? std::string(source_dir) + "/examples"
+                                   : std::string(MINFLOW_EXAMPLES_DIR);
+  std::ifstream file(examples + "/graphs/digits_mlp.pbtxt");
+  ASSERT_TRUE(file.good());
+  std::stringstream text;
+  text << file.rdbuf();
+  const GraphDef graph = ParseTextProtoOrDie<GraphDef>(text.str());
+  for (int batch : {1, 3, 64}) {
+    SCOPED_TRACE(batch);
+    const Tensor x = Random({batch, 35}, 0, 1, batch);
+    CompareOnGpuAndCpu(graph, {{"x", x}}, "probs", "dense1/MatMul", 1e-5, 1e-6);
+    CompareOnGpuAndCpu(graph, {{"x", x}}, "digit", "probs");
+  }
+}
+
+TEST(GpuSessionTest, ManyRunsAndConcurrentRunsAgree) {
+  MF_SKIP_WITHOUT_GPU();
+  const GraphDef graph = BinaryGraph("Mul");
+  auto session = Session::Create(graph, SessionOptions());
+  MF_ASSERT_OK(session.status());
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) {
+        Tensor x = Random({257}, -1, 1, t * 1000 + i);
+        Tensor y = Random({257}, -1, 1, t * 1000 + i + 7);
+        std::vector<Tensor> out;
+        if (!(*session)->Run({{"x", x}, {"y", y}}, {"z"}, {}, &out).ok()) {
+          ++wrong;
+          continue;
+        }
+        for (int k = 0; k < 257; ++k) {
+          if (out[0].flat<float>()(k) !=
+              x.flat<float>()(k) * y.flat<float>()(k)) {
+            ++wrong;
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace minflow
