@@ -9,13 +9,10 @@ include(CMakePackageConfigHelpers)
 set(MINFLOW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/minflow)
 
 # The packages the public headers include, from the layers' own usage
-# requirements. The CUDA layer's libraries stay out: no public header
-# includes a CUDA header, and libminflow carries its own link to them.
+# requirements. (The CUDA layer is not a layer of libminflow: it is
+# libminflow_gpu, below.)
 set(minflow_public_deps)
 foreach(layer IN ITEMS proto ${MINFLOW_LAYERS} c_api c_plugin)
-  if(layer STREQUAL "cuda")
-    continue()
-  endif()
   get_target_property(deps minflow_${layer} INTERFACE_LINK_LIBRARIES)
   foreach(dep IN LISTS deps)
     if(NOT dep MATCHES "minflow_|LINK_ONLY")
@@ -53,6 +50,12 @@ install(TARGETS minflow minflow_cli ${minflow_layer_targets}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# libminflow_gpu sits beside libminflow, which loads it at run time; nothing
+# links it, so it is not part of the exported package.
+if(TARGET minflow_gpu)
+  set_target_properties(minflow_gpu PROPERTIES INSTALL_RPATH "$ORIGIN")
+  install(TARGETS minflow_gpu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/minflow
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")

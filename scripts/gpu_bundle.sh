@@ -13,7 +13,7 @@ rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> "$(git rev-parse --git-common-dir)/info/exclude"
 bins=()
-for f in "$build"/tests/cuda/*_test "$build"/bench/gpu_bench; do
+for f in "$build"/tests/cuda/*_test "$build"/bench/gpu_bench "$build"/tools/minflow; do
   [ -x "$f" ] && bins+=("$f")
 done
 if [ ${#bins[@]} -eq 0 ]; then

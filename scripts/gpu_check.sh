@@ -61,6 +61,28 @@ for bin in "$bundle"/bin/gpu_kernels_test "$bundle"/bin/custom_op_gpu_test; do
   fi
 done
 
+# The command line on a bundled graph: --device gpu must place the MLP's
+# MatMuls on the GPU and give the digits --device cpu gives.
+if [ -x "$bundle/bin/minflow" ]; then
+  mlp=(run examples/graphs/digits_mlp.pbtxt
+       --feed x=@examples/graphs/digits_sample.npy --fetch digit --fetch probs)
+  "$bundle/bin/minflow" "${mlp[@]}" --device gpu --log-device-placement \
+    --out-dir "$logs/cli_gpu" > "$logs/cli_gpu.log" 2>&1
+  rc_gpu=$?
+  "$bundle/bin/minflow" "${mlp[@]}" --device cpu --out-dir "$logs/cli_cpu" \
+    > "$logs/cli_cpu.log" 2>&1
+  rc_cpu=$?
+  if [ $rc_gpu -eq 0 ] && [ $rc_cpu -eq 0 ] &&
+     grep -q 'dense1/MatMul (MatMul): .*GPU:0' "$logs/cli_gpu.log" &&
+     cmp -s "$logs/cli_gpu/digit.npy" "$logs/cli_cpu/digit.npy"; then
+    summary+=("PASS minflow run --device gpu: MatMul on GPU:0, same digits as --device cpu")
+  else
+    failed=1
+    summary+=("FAIL minflow run --device gpu (rc $rc_gpu/$rc_cpu), see $logs/cli_gpu.log")
+    tail -20 "$logs/cli_gpu.log"
+  fi
+fi
+
 if [ -x "$bundle/bin/gpu_bench" ]; then
   timeout 300 "$bundle/bin/gpu_bench" --benchmark_out="$logs/gpu_bench.json" \
     --benchmark_out_format=json > "$logs/gpu_bench.log" 2>&1

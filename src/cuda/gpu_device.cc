@@ -13,6 +13,7 @@
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/session.h"
 #include "src/cuda/cuda_status.h"
+#include "src/runtime/gpu_loader.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minflow {
@@ -144,7 +145,8 @@ class EigenCudaStream final : public Eigen::StreamInterface {
     cudaFreeAsync(buffer, *stream_);
   }
   // Eigen's reductions want a scratch buffer whose last 4 bytes are a
-  // semaphore that starts at zero.
+  // semaphore that starts at zero. Made once, by GpuDevice::Init, before any
+  // kernel runs.
   void* scratchpad() const override {
     if (scratch_ == nullptr) {
       scratch_ = allocate(Eigen::kGpuScratchSize + sizeof(unsigned int));
@@ -231,6 +233,12 @@ Status GpuDevice::Init() {
       cudaGetDeviceProperties(&eigen->properties, ordinal()));
   eigen->stream = std::make_unique<internal::EigenCudaStream>(
       &raw_stream, &eigen->properties);
+  // The scratch buffer is made now, not lazily: kernels on several executor
+  // threads may ask for it at once.
+  if (eigen->stream->scratchpad() == nullptr) {
+    return errors::ResourceExhausted(
+        "Cannot allocate Eigen's scratch buffer on ", name());
+  }
   eigen->device = std::make_unique<Eigen::GpuDevice>(eigen->stream.get());
   set_stream_and_allocator(stream_impl.get(), allocator_impl.get());
   return OkStatus();
@@ -270,8 +278,6 @@ Status GetGpuDevice(OpKernelContext* ctx, GpuDevice** device) {
 
 // --- Device factory
 
-namespace {
-
 Status CreateGpuDevices(const SessionOptions& options,
                         std::vector<std::unique_ptr<Device>>* devices) {
   int count = 0;
@@ -284,8 +290,13 @@ Status CreateGpuDevices(const SessionOptions& options,
   return OkStatus();
 }
 
+namespace {
+
+// Replaces libminflow's loading factory once this library is in the
+// process, whether loaded by it or linked by a test.
 const bool kGpuFactoryRegistered = [] {
-  RegisterDeviceFactory(DEVICE_GPU, 200, CreateGpuDevices);
+  RegisterDeviceFactory(DEVICE_GPU, internal::kGpuDevicePriority,
+                        CreateGpuDevices);
   return true;
 }();
 

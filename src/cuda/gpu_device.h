@@ -3,7 +3,8 @@
 // allocator (cudaMallocAsync on the device's default pool), an
 // Eigen::GpuDevice on that stream for expression kernels, and a cuBLAS handle
 // bound to it. Registered as the "GPU" device factory (priority 200), so a
-// session on a machine with GPUs places nodes there first.
+// session on a machine with GPUs places nodes there first. Part of
+// libminflow_gpu, which libminflow loads on demand (src/runtime/gpu_loader.cc).
 #pragma once
 
 #include <cublas_v2.h>
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "minflow/framework/accelerator_device.h"
@@ -112,5 +114,11 @@ class GpuDevice final : private internal::GpuDeviceResources,
 
 // The GpuDevice a GPU kernel runs on; Internal error if it runs elsewhere.
 Status GetGpuDevice(OpKernelContext* ctx, GpuDevice** device);
+
+struct SessionOptions;
+// The GPU device factory: one GpuDevice per visible GPU (none, and OK, on a
+// machine without). Registered for "GPU" when libminflow_gpu loads.
+Status CreateGpuDevices(const SessionOptions& options,
+                        std::vector<std::unique_ptr<Device>>* devices);
 
 }  // namespace minflow
