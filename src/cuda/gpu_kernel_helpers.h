@@ -10,12 +10,17 @@
 
 namespace minflow {
 
-// GetGpuLaunchConfig with the limits of `d`'s GPU.
+// GetGpuLaunchConfig with the limits of `d`'s GPU; a kernel that needs
+// many registers per thread passes a smaller `max_threads_per_block`, so
+// more than one of its blocks fits an SM.
 inline GpuLaunchConfig GetGpuLaunchConfig(int64_t work_element_count,
-                                          const Eigen::GpuDevice& d) {
-  return GetGpuLaunchConfig(work_element_count, d.getNumGpuMultiProcessors(),
-                            d.maxGpuThreadsPerMultiProcessor(),
-                            d.maxGpuThreadsPerBlock());
+                                          const Eigen::GpuDevice& d,
+                                          int max_threads_per_block = 1024) {
+  const int device_max = d.maxGpuThreadsPerBlock();
+  return GetGpuLaunchConfig(
+      work_element_count, d.getNumGpuMultiProcessors(),
+      d.maxGpuThreadsPerMultiProcessor(),
+      max_threads_per_block < device_max ? max_threads_per_block : device_max);
 }
 
 }  // namespace minflow
