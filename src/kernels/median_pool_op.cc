@@ -193,60 +193,74 @@ MedianNetwork BuildMedianNetwork(int rows, int cols) {
   return net;
 }
 
+// Keys of the half types (Note [Median order]); the integer, float and
+// double keys are in median_pool_functor.h, shared with the GPU kernel.
+template <>
+struct OrderKey<half> : FloatOrderKey<half, uint16_t, 0x7C00, 0x7E00> {};
+template <>
+struct OrderKey<bfloat16> : FloatOrderKey<bfloat16, uint16_t, 0x7F80, 0x7FC0> {
+};
+
+}  // namespace internal
+
+Status InitMedianPoolParameters(const OpKernelConstruction* ctx,
+                                PoolParameters* params) {
+  // The shape function's wording; checked first because the shared
+  // pooling attrs would call some of these cases Unimplemented.
+  std::vector<int64_t> ksize;
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(ctx->GetAttr("ksize", &ksize));
+  MF_RETURN_IF_ERROR(ctx->GetAttr("strides", &strides));
+  if (ksize.size() == 4 && strides.size() == 4 &&
+      !(ksize[0] == 1 && ksize[3] == 1 && strides[0] == 1 && strides[3] == 1)) {
+    return errors::InvalidArgument(
+        "MedianPool2D does not pool over the batch or depth "
+        "dimensions: ksize and strides must be 1 there");
+  }
+  MF_RETURN_IF_ERROR(InitPoolParameters(ctx, params));
+  if (params->data_format != FORMAT_NHWC) {
+    return errors::InvalidArgument(
+        "MedianPool2D supports only the NHWC data format, got ",
+        ToString(params->data_format));
+  }
+  return OkStatus();
+}
+
+Status ComputeMedianPoolDimensions(const PoolParameters& params,
+                                   const TensorShape& input,
+                                   PoolDimensions* dimensions,
+                                   TensorShape* out_shape) {
+  MF_RETURN_IF_ERROR(ComputePoolDimensions(params, input, dimensions));
+  const PoolDimensions& d = *dimensions;
+  return TensorShape::BuildTensorShape(
+      {d.batch, d.out_rows, d.out_cols, d.out_depth}, out_shape);
+}
+
+namespace internal {
+
+MedianPoolShape ToMedianPoolShape(const PoolDimensions& d) {
+  MedianPoolShape s;
+  s.input_rows = d.input_rows;
+  s.input_cols = d.input_cols;
+  s.depth = d.in_depth;
+  s.out_rows = d.out_rows;
+  s.out_cols = d.out_cols;
+  s.filter_rows = d.filter_rows;
+  s.filter_cols = d.filter_cols;
+  s.stride_rows = d.stride_rows;
+  s.stride_cols = d.stride_cols;
+  s.pad_rows_before = d.pad_rows_before;
+  s.pad_cols_before = d.pad_cols_before;
+  return s;
+}
+
 }  // namespace internal
 
 namespace {
 
 using internal::CompareExchange;
 using internal::MedianNetwork;
-
-// See Note [Median order]. Integers are their own keys.
-template <typename T>
-struct OrderKey {
-  using Key = T;
-  static Key To(T v) { return v; }
-  static T From(Key k) { return k; }
-};
-
-template <typename T, typename Bits, Bits kInfBits, Bits kQuietNanBits>
-struct FloatOrderKey {
-  using Key = std::make_signed_t<Bits>;
-  static constexpr Bits kSign = Bits{1} << (8 * sizeof(Bits) - 1);
-
-  static Key To(T v) {
-    Bits b;
-    std::memcpy(&b, &v, sizeof(b));
-    // All ones for a negative value, whose magnitude bits then flip.
-    const Bits flip =
-        static_cast<Bits>(static_cast<Key>(b) >> (8 * sizeof(Bits) - 1)) &
-        static_cast<Bits>(~kSign);
-    const Bits key = static_cast<Bits>(b & ~kSign) > kInfBits
-                         ? kQuietNanBits
-                         : static_cast<Bits>(b ^ flip);
-    return static_cast<Key>(key);
-  }
-  static T From(Key k) {
-    const Bits flip = k < 0 ? static_cast<Bits>(~kSign) : Bits{0};
-    const Bits b = static_cast<Bits>(static_cast<Bits>(k) ^ flip);
-    T v;
-    // Through void*: Eigen's half types are trivially copyable but not
-    // trivial, which GCC's -Wclass-memaccess flags.
-    std::memcpy(static_cast<void*>(&v), &b, sizeof(v));
-    return v;
-  }
-};
-
-template <>
-struct OrderKey<float>
-    : FloatOrderKey<float, uint32_t, 0x7F800000u, 0x7FC00000u> {};
-template <>
-struct OrderKey<double> : FloatOrderKey<double, uint64_t, 0x7FF0000000000000ull,
-                                        0x7FF8000000000000ull> {};
-template <>
-struct OrderKey<half> : FloatOrderKey<half, uint16_t, 0x7C00, 0x7E00> {};
-template <>
-struct OrderKey<bfloat16> : FloatOrderKey<bfloat16, uint16_t, 0x7F80, 0x7FC0> {
-};
+using internal::OrderKey;
 
 template <typename T, typename Key>
 void ToKeys(const T* src, int64_t n, Key* dst) {
@@ -563,25 +577,7 @@ class MedianPool2DOp : public OpKernel {
   using Key = typename OrderKey<T>::Key;
 
   explicit MedianPool2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    // The shape function's wording; checked first because the shared
-    // pooling attrs would call some of these cases Unimplemented.
-    std::vector<int64_t> ksize;
-    std::vector<int64_t> strides;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("ksize", &ksize));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("strides", &strides));
-    if (ksize.size() == 4 && strides.size() == 4) {
-      OP_REQUIRES(
-          ctx,
-          ksize[0] == 1 && ksize[3] == 1 && strides[0] == 1 && strides[3] == 1,
-          errors::InvalidArgument(
-              "MedianPool2D does not pool over the batch or depth "
-              "dimensions: ksize and strides must be 1 there"));
-    }
-    OP_REQUIRES_OK(ctx, InitPoolParameters(ctx, &params_));
-    OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
-                errors::InvalidArgument(
-                    "MedianPool2D supports only the NHWC data format, got ",
-                    ToString(params_.data_format)));
+    OP_REQUIRES_OK(ctx, InitMedianPoolParameters(ctx, &params_));
     const int64_t rows = params_.ksize[1];
     const int64_t cols = params_.ksize[2];
     if (rows * cols <= internal::kMaxMedianNetworkWires) {
@@ -597,12 +593,10 @@ class MedianPool2DOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     MedianPoolGeometry g;
-    OP_REQUIRES_OK(ctx, ComputePoolDimensions(params_, input.shape(), &g.d));
-    const PoolDimensions& d = g.d;
     TensorShape out_shape;
-    OP_REQUIRES_OK(
-        ctx, TensorShape::BuildTensorShape(
-                 {d.batch, d.out_rows, d.out_cols, d.out_depth}, &out_shape));
+    OP_REQUIRES_OK(ctx, ComputeMedianPoolDimensions(params_, input.shape(),
+                                                    &g.d, &out_shape));
+    const PoolDimensions& d = g.d;
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
     if (out_shape.num_elements() == 0) return;

@@ -1,15 +1,41 @@
-// The selection networks behind MedianPool2D's CPU kernel: which
-// compare-exchanges find the lower median of a `rows` x `cols` window whose
-// columns arrive sorted. Type-independent, built once per kernel; exposed
-// so tests can prove each network correct exhaustively (0-1 principle).
-// See Note [Median selection networks] in median_pool_op.cc.
+// MedianPool2D's attr and input checks, shared by the CPU kernel and its
+// GPU twin (median_pool_op_gpu.cu), and the selection networks behind the
+// CPU kernel: which compare-exchanges find the lower median of a `rows` x
+// `cols` window whose columns arrive sorted. Type-independent, built once
+// per kernel; exposed so tests can prove each network correct exhaustively
+// (0-1 principle). See Note [Median selection networks] in
+// median_pool_op.cc.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "minflow/core/status.h"
+#include "minflow/core/tensor_shape.h"
+#include "src/kernels/conv_ops_common.h"
+#include "src/kernels/median_pool_functor.h"
+
 namespace minflow {
+
+class OpKernelConstruction;
+
+// Reads and checks MedianPool2D's attrs: ksize and strides 1 on batch and
+// depth (the shape function's wording, checked first), then the shared
+// pooling attrs (InitPoolParameters), and the NHWC data format.
+Status InitMedianPoolParameters(const OpKernelConstruction* ctx,
+                                PoolParameters* params);
+
+// Checks `input` (4-D NHWC) against `params`; the pooling geometry and the
+// output shape [batch, out_rows, out_cols, depth].
+Status ComputeMedianPoolDimensions(const PoolParameters& params,
+                                   const TensorShape& input,
+                                   PoolDimensions* dimensions,
+                                   TensorShape* out_shape);
+
 namespace internal {
+
+// The part of `d` a per-output-value median needs (median_pool_functor.h).
+MedianPoolShape ToMedianPoolShape(const PoolDimensions& d);
 
 // One step of a network: afterwards wire `lo` holds min(lo, hi) and wire
 // `hi` holds max(lo, hi). A step whose other output is dead still writes
