@@ -23,6 +23,7 @@
 #include "minflow/config.pb.h"
 #include "minflow/core/tensor.h"
 #include "minflow/graph.pb.h"
+#include "minflow/rewriter_config.pb.h"
 #include "minflow/runtime/session.h"
 #include "minflow/step_stats.pb.h"
 #include "tests/testlib/status_matchers.h"
@@ -110,7 +111,8 @@ constexpr char kChain[] = R"pb(
 )pb";
 
 // A CPU-only op (Neg) between accelerator ops, and a Reshape whose int32
-// shape comes from a Const: r = relu(reshape(-(x * 2) + x, [2, -1])).
+// shape comes from a Const through an Identity, all three on the device:
+// r = relu(reshape(-(x * 2) + x, [2, -1])).
 constexpr char kMixed[] = R"pb(
   node {
     name: "x"
@@ -187,10 +189,19 @@ constexpr char kMixed[] = R"pb(
     }
   }
   node {
+    name: "shape_id"
+    op: "Identity"
+    input: "shape"
+    attr {
+      key: "T"
+      value { type: DT_INT32 }
+    }
+  }
+  node {
     name: "rs"
     op: "Reshape"
     input: "a"
-    input: "shape"
+    input: "shape_id"
     attr {
       key: "T"
       value { type: DT_FLOAT }
@@ -396,7 +407,12 @@ TEST_F(FakeAcceleratorTest, AReadAfterFreeIsCaught) {
 // --- Through the session
 
 TEST_F(FakeAcceleratorTest, PlacesFloatNodesOnTheDeviceAndInsertsCopies) {
-  auto session = MakeSession(kMixed);
+  // The graph as written runs: no pass folds or removes nodes.
+  ConfigProto config;
+  config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_disable_meta_optimizer(true);
+  auto session = MakeSession(kMixed, config);
   ASSERT_NE(session, nullptr);
   std::vector<DeviceInfo> devices;
   MF_ASSERT_OK(session->ListDevices(&devices));
@@ -418,7 +434,7 @@ TEST_F(FakeAcceleratorTest, PlacesFloatNodesOnTheDeviceAndInsertsCopies) {
   ASSERT_EQ(1, metadata.partition_graphs_size());
   const GraphDef& graph = metadata.partition_graphs(0);
   const auto nodes = ByName(graph);
-  for (const char* name : {"two", "m", "a", "shape", "rs", "r"}) {
+  for (const char* name : {"two", "m", "a", "shape", "shape_id", "rs", "r"}) {
     ASSERT_TRUE(nodes.count(name)) << name;
     EXPECT_EQ(kFakeGpuName, nodes.at(name)->device()) << name;
   }
@@ -444,8 +460,10 @@ TEST_F(FakeAcceleratorTest, PlacesFloatNodesOnTheDeviceAndInsertsCopies) {
   EXPECT_EQ(feed_copy, Input(nodes, *nodes.at("a"), 1));
   EXPECT_EQ(kCpuName, Input(nodes, *feed_copy, 0)->device());
   // The int32 shape stays in host memory: the Const on the device makes it
-  // there, and Reshape reads it from there, with no copy between.
-  EXPECT_EQ("shape", Input(nodes, *nodes.at("rs"), 1)->name());
+  // there, Identity passes it on there, and Reshape reads it from there
+  // (HostMemory("shape")), with no copy between.
+  EXPECT_EQ("shape", Input(nodes, *nodes.at("shape_id"), 0)->name());
+  EXPECT_EQ("shape_id", Input(nodes, *nodes.at("rs"), 1)->name());
   // The device Const "two" needs no copy either.
   EXPECT_EQ("two", Input(nodes, *nodes.at("m"), 1)->name());
   // The fetch goes back to the host.
