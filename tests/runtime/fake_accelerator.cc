@@ -579,8 +579,9 @@ class FakeBinaryOp : public OpKernel {
         errors::InvalidArgument(
             "fake ", type_string(), ": incompatible shapes ",
             a.shape().DebugString(), " and ", b.shape().DebugString()));
+    // The shape of the operand that does not broadcast.
     const TensorShape& shape =
-        a.NumElements() >= b.NumElements() ? a.shape() : b.shape();
+        a.shape() == b.shape() || b.NumElements() == 1 ? a.shape() : b.shape();
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     EnqueueCompute(ctx, {a, b}, {*out},
@@ -588,8 +589,8 @@ class FakeBinaryOp : public OpKernel {
                      const auto x = in[0].flat<float>();
                      const auto y = in[1].flat<float>();
                      auto z = o[0].flat<float>();
-                     const bool bx = x.size() == 1 && z.size() != 1;
-                     const bool by = y.size() == 1 && z.size() != 1;
+                     const bool bx = x.size() != z.size();
+                     const bool by = y.size() != z.size();
                      for (Eigen::Index i = 0; i < z.size(); ++i) {
                        z(i) = Fn()(x(bx ? 0 : i), y(by ? 0 : i));
                      }

@@ -502,6 +502,38 @@ TEST_F(FakeAcceleratorTest, AsyncResultsAreCompleteWhenRunReturns) {
   EXPECT_GE(device->fake_stream()->items_executed() - items_before, 40 * 6);
 }
 
+TEST_F(FakeAcceleratorTest, AHostOpBetweenDeviceOpsReadsCompleteData) {
+  // Neg runs on the CPU, between Mul and AddV2 on the device: it may read
+  // m only once _CopyToHost waited for the stream.
+  SetFakeAcceleratorOptions({std::chrono::microseconds(1500)});
+  auto session = MakeSession(kMixed);
+  ASSERT_NE(session, nullptr);
+  for (int run = 0; run < 20; ++run) {
+    std::vector<float> x(8);
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = static_cast<float>(i) - static_cast<float>(run);
+    }
+    std::vector<Tensor> out;
+    MF_ASSERT_OK(session->Run({{"x", Vector(x)}}, {"r", "n"}, {}, &out));
+    ASSERT_THAT(out, SizeIs(2));
+    ASSERT_EQ("[2,4]", out[0].shape().DebugString());
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(-2 * x[i], out[1].flat<float>()(i)) << run << " " << i;
+      ASSERT_EQ(Relu(-x[i]), out[0].flat<float>()(i)) << run << " " << i;
+    }
+  }
+}
+
+TEST_F(FakeAcceleratorTest, EmptyTensorsCrossTheDevice) {
+  auto session = MakeSession(kChain);
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({{"x", Vector({})}}, {"r", "m"}, {}, &out));
+  ASSERT_THAT(out, SizeIs(2));
+  EXPECT_EQ(0, out[0].NumElements());
+  EXPECT_EQ(0, out[1].NumElements());
+}
+
 TEST_F(FakeAcceleratorTest, ConcurrentRunsGetTheirOwnResults) {
   SetFakeAcceleratorOptions({std::chrono::microseconds(200)});
   auto session = MakeSession(kChain);
