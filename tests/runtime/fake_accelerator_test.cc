@@ -237,6 +237,9 @@ class FakeAcceleratorTest : public ::testing::Test {
 
   static std::unique_ptr<Session> MakeSession(const std::string& text,
                                               ConfigProto config = {}) {
+    // In a CUDA build on a machine with a GPU, the GPU factory (priority
+    // 200 too) would add its devices: these tests are about FAKE_GPU only.
+    config.mutable_device_count()->insert({"GPU", 0});
     config.set_inter_op_parallelism_threads(4);
     config.set_intra_op_parallelism_threads(1);
     SessionOptions options;
