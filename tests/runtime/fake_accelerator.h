@@ -49,9 +49,14 @@ class FakeDeviceAllocator;
 // the host-side call that enqueued them returns. Errors are sticky: after
 // the first failing item the stream skips every later work item (frees still
 // run), and every wait returns that first error. Thread-safe.
+//
+// The fake's locks are std::mutex rather than absl::Mutex: ThreadSanitizer
+// sees them without the wrappers of src/core/tsan_absl_sync.cc.
 class FakeStream final : public AcceleratorStream {
  public:
   explicit FakeStream(std::string name);
+  FakeStream(const FakeStream&) = delete;
+  FakeStream& operator=(const FakeStream&) = delete;
   // Drains the queue, then stops the worker.
   ~FakeStream() override;
 
@@ -132,6 +137,8 @@ class FakeStream final : public AcceleratorStream {
 class FakeDeviceAllocator final : public Allocator {
  public:
   explicit FakeDeviceAllocator(FakeStream* stream);
+  FakeDeviceAllocator(const FakeDeviceAllocator&) = delete;
+  FakeDeviceAllocator& operator=(const FakeDeviceAllocator&) = delete;
   // Frees the quarantine. Blocks still live here are leaks: counted in
   // LeakedAtDestruction().
   ~FakeDeviceAllocator() override;
