@@ -8,14 +8,14 @@ namespace minflow {
 namespace {
 
 // The accelerator the kernel runs on, or an error naming the device.
-Status StreamOf(OpKernelContext* ctx, AcceleratorStream** stream) {
+Status AcceleratorOf(OpKernelContext* ctx, AcceleratorDevice** accelerator) {
   auto* device = dynamic_cast<AcceleratorDevice*>(ctx->device());
   if (device == nullptr) {
     return errors::Internal(ctx->op_kernel().type_string(),
                             " must run on an accelerator device, not '",
                             ctx->device()->name(), "'");
   }
-  *stream = device->stream();
+  *accelerator = device;
   return OkStatus();
 }
 
@@ -34,12 +34,12 @@ Status CheckCopyable(OpKernelContext* ctx, const Tensor& input) {
 void CopyFromHostOp::Compute(OpKernelContext* ctx) {
   const Tensor& input = ctx->input(0);
   OP_REQUIRES_OK(ctx, CheckCopyable(ctx, input));
-  AcceleratorStream* stream = nullptr;
-  OP_REQUIRES_OK(ctx, StreamOf(ctx, &stream));
+  AcceleratorDevice* device = nullptr;
+  OP_REQUIRES_OK(ctx, AcceleratorOf(ctx, &device));
   Tensor* output = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
   if (input.TotalBytes() == 0) return;
-  OP_REQUIRES_OK(ctx, stream->CopyHostToDevice(
+  OP_REQUIRES_OK(ctx, device->stream()->CopyHostToDevice(
                           input.tensor_data().data(),
                           const_cast<char*>(output->tensor_data().data()),
                           input.TotalBytes()));
@@ -48,17 +48,20 @@ void CopyFromHostOp::Compute(OpKernelContext* ctx) {
 void CopyToHostOp::Compute(OpKernelContext* ctx) {
   const Tensor& input = ctx->input(0);
   OP_REQUIRES_OK(ctx, CheckCopyable(ctx, input));
-  AcceleratorStream* stream = nullptr;
-  OP_REQUIRES_OK(ctx, StreamOf(ctx, &stream));
+  AcceleratorDevice* device = nullptr;
+  OP_REQUIRES_OK(ctx, AcceleratorOf(ctx, &device));
   Tensor* output = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
   if (input.TotalBytes() > 0) {
-    OP_REQUIRES_OK(ctx, stream->CopyDeviceToHost(
+    OP_REQUIRES_OK(ctx, device->stream()->CopyDeviceToHost(
                             input.tensor_data().data(),
                             const_cast<char*>(output->tensor_data().data()),
                             input.TotalBytes()));
   }
-  OP_REQUIRES_OK(ctx, stream->BlockHostUntilDone());
+  // Through Sync, not the stream: an error queued earlier by another node
+  // surfaces here, and it must name the device it happened on, as the
+  // step-end Sync's does; this copy node is only where it was noticed.
+  OP_REQUIRES_OK(ctx, device->Sync());
 }
 
 // The kernels need no CUDA, so the GPU's registrations live here; a GPU

@@ -40,6 +40,13 @@ REGISTER_OP("PlacerTestShaped")
     .Input("shape: int32")
     .Output("y: float");
 REGISTER_OP("PlacerTestShapeSource").Output("y: int32");
+// int32 in and out, with no HostMemory on its FAKE kernel.
+REGISTER_OP("PlacerTestIntUnary")
+    .Input("x: float")
+    .Input("n: int32")
+    .Output("y: float")
+    .Output("m: int32");
+REGISTER_OP("PlacerTestIntSink").Input("n: int32").Output("y: int32");
 
 class NeverRun : public OpKernel {
  public:
@@ -59,6 +66,10 @@ REGISTER_KERNEL_BUILDER(
     Name("PlacerTestShaped").Device(kFake).HostMemory("shape"), NeverRun);
 REGISTER_KERNEL_BUILDER(Name("PlacerTestShapeSource").Device(DEVICE_CPU),
                         NeverRun);
+REGISTER_KERNEL_BUILDER(Name("PlacerTestIntUnary").Device(DEVICE_CPU),
+                        NeverRun);
+REGISTER_KERNEL_BUILDER(Name("PlacerTestIntUnary").Device(kFake), NeverRun);
+REGISTER_KERNEL_BUILDER(Name("PlacerTestIntSink").Device(DEVICE_CPU), NeverRun);
 
 class PlacerTest : public ::testing::Test {
  protected:
@@ -206,6 +217,27 @@ TEST_F(PlacerTest, HostMemoryArgsStayOnTheHost) {
   EXPECT_EQ(InputOf("shaped", 1)->name(), "shape");
   EXPECT_THAT(NodesOfOp(kCopyFromHostOp), SizeIs(0));
   EXPECT_THAT(NodesOfOp(kCopyToHostOp), SizeIs(0));
+}
+
+TEST_F(PlacerTest, Int32OnAnAcceleratorIsHostMemoryWithoutHostMemoryArgs) {
+  // PlacerTestIntUnary's FAKE kernel declares no HostMemory, yet its int32
+  // input and output are host memory there (FillMemoryTypes), so the int32
+  // edges from and to the CPU need no copy; its float input does.
+  MF_ASSERT_OK(Place(R"pb(
+    node { name: "x" op: "PlacerTestSource" device: "/cpu:0" }
+    node { name: "n" op: "PlacerTestShapeSource" }
+    node { name: "op" op: "PlacerTestIntUnary" input: "x" input: "n" }
+    node { name: "sink" op: "PlacerTestIntSink" input: "op:1" }
+  )pb"));
+  EXPECT_EQ(DeviceOf("n"), kCpuName);
+  EXPECT_EQ(DeviceOf("op"), kFakeName);
+  EXPECT_EQ(DeviceOf("sink"), kCpuName);
+  EXPECT_EQ(InputOf("op", 1)->name(), "n");
+  EXPECT_EQ(InputOf("sink", 0)->name(), "op");
+  EXPECT_THAT(NodesOfOp(kCopyToHostOp), SizeIs(0));
+  // The float input is device memory: the one copy.
+  EXPECT_THAT(NodesOfOp(kCopyFromHostOp), SizeIs(1));
+  EXPECT_EQ(InputOf("op", 0)->type_string(), kCopyFromHostOp);
 }
 
 TEST_F(PlacerTest, RequestWithoutAKernelFailsUnlessSoft) {
