@@ -92,6 +92,22 @@ if [ -x "$bundle/bin/minflow" ]; then
   fi
 fi
 
+# Whole graphs through `minflow bench`, GPU against CPU on this machine
+# (figures for the record; the GPU run includes its copies in and out).
+if [ -x "$bundle/bin/minflow" ]; then
+  for spec in "examples/graphs/median_pool_fused.pbtxt input=8,224,224,3" \
+              "examples/graphs/digits_mlp.pbtxt x=64,35"; do
+    set -- $spec
+    for device in gpu cpu; do
+      log="$logs/bench_$(basename "$1" .pbtxt)_$device.log"
+      timeout 120 "$bundle/bin/minflow" bench "$1" --shape "$2" \
+        --device "$device" > "$log" 2>&1
+      line=$(grep -m1 '^latency' "$log")
+      summary+=("BENCH minflow bench $(basename "$1") [$2] --device $device: ${line:-failed, see $log}")
+    done
+  done
+fi
+
 if [ -x "$bundle/bin/gpu_bench" ]; then
   timeout "${GPU_CHECK_BENCH_TIMEOUT:-300}" "$bundle/bin/gpu_bench" --benchmark_out="$logs/gpu_bench.json" \
     --benchmark_out_format=json > "$logs/gpu_bench.log" 2>&1

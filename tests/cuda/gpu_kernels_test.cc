@@ -102,7 +102,8 @@ void ExpectSame(const Tensor& gpu, const Tensor& cpu, double rtol,
   int bad = 0;
   for (int64_t i = 0; i < g.size(); ++i) {
     const bool both_nan = std::isnan(g(i)) && std::isnan(c(i));
-    if (both_nan) continue;
+    // Equal values pass, infinities included (their difference is NaN).
+    if (both_nan || g(i) == c(i)) continue;
     const double diff = std::fabs(double{g(i)} - double{c(i)});
     if (!(diff <= atol + rtol * std::fabs(double{c(i)}))) {
       if (++bad <= 5) {
@@ -200,10 +201,13 @@ TEST_P(GpuUnaryOpTest, EqualsCpu) {
   const std::string op = GetParam();
   const bool positive =
       op == "Sqrt" || op == "Rsqrt" || op == "Log" || op == "Reciprocal";
-  // Correctly rounded on both sides; the rest are libm-vs-CUDA-math.
+  // Exact on both sides; the rest are Eigen's CPU approximations against
+  // CUDA's math library. Sqrt is among them: the GPU's is correctly
+  // rounded, Eigen's AVX-512 one (rsqrt and a Newton step, EIGEN_FAST_MATH)
+  // is off by an ulp now and then (seen on an H200, 2026-11-26).
   const bool exact = op == "Neg" || op == "Abs" || op == "Square" ||
                      op == "Relu" || op == "Relu6" || op == "Floor" ||
-                     op == "Sqrt" || op == "Reciprocal";
+                     op == "Reciprocal";
   for (const std::vector<int64_t>& dims :
        std::vector<std::vector<int64_t>>{{1031}, {3, 5, 7}, {0}, {1 << 20}}) {
     SCOPED_TRACE(absl::StrCat(op, " [", absl::StrJoin(dims, ","), "]"));
