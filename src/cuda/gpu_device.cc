@@ -256,12 +256,17 @@ const Eigen::GpuDevice* GpuDevice::eigen_gpu_device() const {
 }
 
 void GpuDevice::Compute(OpKernel* op_kernel, OpKernelContext* context) {
-  // Executor threads are shared by every device: make this GPU current.
-  const cudaError_t error = cudaSetDevice(ordinal());
-  if (error != cudaSuccess) {
-    context->SetStatus(internal::CudaErrorToStatus(error, "cudaSetDevice",
-                                                   __FILE__, __LINE__));
-    return;
+  // Executor threads (and the caller's, for inline nodes) are shared by
+  // every device: make this GPU current. Asking first is a thread-local
+  // read in the runtime; switching is dearer and rarely needed.
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != ordinal()) {
+    const cudaError_t error = cudaSetDevice(ordinal());
+    if (error != cudaSuccess) {
+      context->SetStatus(internal::CudaErrorToStatus(error, "cudaSetDevice",
+                                                     __FILE__, __LINE__));
+      return;
+    }
   }
   op_kernel->Compute(context);
 }
