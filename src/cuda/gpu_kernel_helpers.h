@@ -3,8 +3,12 @@
 // (gpu_launch_config.h). nvcc only: include after src/cuda/op_kernel_gpu.h.
 #pragma once
 
-#include <cstdint>
+#include <cuda_runtime.h>
 
+#include <cstdint>
+#include <utility>
+
+#include "src/cuda/cuda_status.h"
 #include "src/cuda/gpu_launch_config.h"
 #include "src/cuda/op_kernel_gpu.h"
 
@@ -21,6 +25,23 @@ inline GpuLaunchConfig GetGpuLaunchConfig(int64_t work_element_count,
       work_element_count, d.getNumGpuMultiProcessors(),
       d.maxGpuThreadsPerMultiProcessor(),
       max_threads_per_block < device_max ? max_threads_per_block : device_max);
+}
+
+// Launches the grid-stride `kernel` over `work_element_count` elements on
+// `d`'s stream (the device's one stream, Note [Accelerator streams]),
+// passing the element count first and then `args`; no launch for no work.
+// Returns the launch's own error (a bad configuration), if any.
+template <typename... Params, typename... Args>
+Status LaunchGpu1D(void (*kernel)(int64_t, Params...),
+                   int64_t work_element_count, const Eigen::GpuDevice& d,
+                   int max_threads_per_block, Args&&... args) {
+  const GpuLaunchConfig config =
+      GetGpuLaunchConfig(work_element_count, d, max_threads_per_block);
+  if (config.block_count == 0) return OkStatus();
+  kernel<<<config.block_count, config.thread_per_block, 0, d.stream()>>>(
+      config.virtual_thread_count, std::forward<Args>(args)...);
+  MF_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+  return OkStatus();
 }
 
 }  // namespace minflow

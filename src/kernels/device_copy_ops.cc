@@ -7,37 +7,33 @@
 namespace minflow {
 namespace {
 
-// The accelerator the kernel runs on, or an error naming the device.
-Status AcceleratorOf(OpKernelContext* ctx, AcceleratorDevice** accelerator) {
-  auto* device = dynamic_cast<AcceleratorDevice*>(ctx->device());
-  if (device == nullptr) {
-    return errors::Internal(ctx->op_kernel().type_string(),
-                            " must run on an accelerator device, not '",
-                            ctx->device()->name(), "'");
-  }
-  *accelerator = device;
-  return OkStatus();
-}
-
-// Host objects (strings, resources, variants) never leave the host; the
-// placer keeps them there, so reaching a copy is a bug in placement.
-Status CheckCopyable(OpKernelContext* ctx, const Tensor& input) {
+// What both copies start with: the accelerator the kernel runs on (an
+// error naming the device if it is not one) and an output shaped like the
+// input. Host objects (strings, resources, variants) never leave the host;
+// the placer keeps them there, so reaching a copy is a bug in placement.
+Status PrepareCopy(OpKernelContext* ctx, AcceleratorDevice** accelerator,
+                   Tensor** output) {
+  const Tensor& input = ctx->input(0);
   if (!DataTypeCanUseMemcpy(input.dtype())) {
     return errors::Internal("Cannot copy a ", DataTypeString(input.dtype()),
                             " tensor between host and device memory");
   }
-  return OkStatus();
+  *accelerator = dynamic_cast<AcceleratorDevice*>(ctx->device());
+  if (*accelerator == nullptr) {
+    return errors::Internal(ctx->op_kernel().type_string(),
+                            " must run on an accelerator device, not '",
+                            ctx->device()->name(), "'");
+  }
+  return ctx->allocate_output(0, input.shape(), output);
 }
 
 }  // namespace
 
 void CopyFromHostOp::Compute(OpKernelContext* ctx) {
-  const Tensor& input = ctx->input(0);
-  OP_REQUIRES_OK(ctx, CheckCopyable(ctx, input));
   AcceleratorDevice* device = nullptr;
-  OP_REQUIRES_OK(ctx, AcceleratorOf(ctx, &device));
   Tensor* output = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+  OP_REQUIRES_OK(ctx, PrepareCopy(ctx, &device, &output));
+  const Tensor& input = ctx->input(0);
   if (input.TotalBytes() == 0) return;
   OP_REQUIRES_OK(ctx, device->stream()->CopyHostToDevice(
                           input.tensor_data().data(),
@@ -46,12 +42,10 @@ void CopyFromHostOp::Compute(OpKernelContext* ctx) {
 }
 
 void CopyToHostOp::Compute(OpKernelContext* ctx) {
-  const Tensor& input = ctx->input(0);
-  OP_REQUIRES_OK(ctx, CheckCopyable(ctx, input));
   AcceleratorDevice* device = nullptr;
-  OP_REQUIRES_OK(ctx, AcceleratorOf(ctx, &device));
   Tensor* output = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
+  OP_REQUIRES_OK(ctx, PrepareCopy(ctx, &device, &output));
+  const Tensor& input = ctx->input(0);
   if (input.TotalBytes() > 0) {
     OP_REQUIRES_OK(ctx, device->stream()->CopyDeviceToHost(
                             input.tensor_data().data(),

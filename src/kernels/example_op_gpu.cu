@@ -9,11 +9,8 @@
 #include "src/cuda/op_kernel_gpu.h"
 // clang-format on
 
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
-#include "src/cuda/cuda_status.h"
 #include "src/cuda/gpu_kernel_helpers.h"
 #include "src/kernels/example_op.h"
 
@@ -32,14 +29,8 @@ __global__ void ExampleGpuKernel(int64_t size, const T* in, T* out) {
 template <typename T>
 struct ExampleFunctor<GPUDevice, T> {
   Status operator()(const GPUDevice& d, int64_t size, const T* in, T* out) {
-    const GpuLaunchConfig config = GetGpuLaunchConfig(size, d);
-    if (config.block_count == 0) return OkStatus();
-    // d.stream() is the GpuDevice's one stream (Note [Accelerator streams]).
-    ExampleGpuKernel<T>
-        <<<config.block_count, config.thread_per_block, 0, d.stream()>>>(
-            config.virtual_thread_count, in, out);
-    MF_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    return OkStatus();
+    return LaunchGpu1D(ExampleGpuKernel<T>, size, d,
+                       /*max_threads_per_block=*/1024, in, out);
   }
 };
 

@@ -13,12 +13,8 @@
 #include "src/cuda/op_kernel_gpu.h"
 // clang-format on
 
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
-#include "src/cuda/cuda_status.h"
-#include "src/cuda/gpu_device.h"
 #include "src/cuda/gpu_kernel_helpers.h"
 #include "src/kernels/median_pool_functor.h"
 #include "src/kernels/median_pool_op.h"
@@ -27,8 +23,9 @@ namespace minflow {
 namespace {
 
 template <typename T>
-__global__ void MedianPoolGpuKernel(internal::MedianPoolShape shape,
-                                    int64_t total, const T* __restrict__ in,
+__global__ void MedianPoolGpuKernel(int64_t total,
+                                    internal::MedianPoolShape shape,
+                                    const T* __restrict__ in,
                                     T* __restrict__ out) {
   MF_GPU_1D_KERNEL_LOOP(i, total) {
     out[i] = internal::MedianPoolOutput(shape, in, i);
@@ -52,20 +49,13 @@ class MedianPool2DGpuOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
     const int64_t total = out_shape.num_elements();
     if (total == 0) return;
-    GpuDevice* device = nullptr;
-    OP_REQUIRES_OK(ctx, GetGpuDevice(ctx, &device));
     // 256-thread blocks: the kernel takes about 48 registers per thread
     // (sm_90), so 1024-thread blocks would leave room for one per SM.
-    const GpuLaunchConfig config = GetGpuLaunchConfig(
-        total, ctx->eigen_device<GPUDevice>(), /*max_threads_per_block=*/256);
-    MedianPoolGpuKernel<T><<<config.block_count, config.thread_per_block, 0,
-                             device->cuda_stream()>>>(
-        internal::ToMedianPoolShape(d), config.virtual_thread_count,
-        input.base<const T>(), output->base<T>());
-    OP_REQUIRES_OK(ctx, []() -> Status {
-      MF_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-      return OkStatus();
-    }());
+    OP_REQUIRES_OK(ctx, LaunchGpu1D(MedianPoolGpuKernel<T>, total,
+                                    ctx->eigen_device<GPUDevice>(),
+                                    /*max_threads_per_block=*/256,
+                                    internal::ToMedianPoolShape(d),
+                                    input.base<const T>(), output->base<T>()));
   }
 
  private:

@@ -9,11 +9,8 @@
 #include "src/cuda/op_kernel_gpu.h"
 // clang-format on
 
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
-#include "src/cuda/cuda_status.h"
 #include "src/cuda/gpu_kernel_helpers.h"
 #include "src/kernels/zero_out_op.h"
 
@@ -36,14 +33,8 @@ template <typename T>
 struct ZeroOutFunctor<GPUDevice, T> {
   Status operator()(const GPUDevice& d, int64_t size, int64_t preserve_index,
                     const T* in, T* out) {
-    const GpuLaunchConfig config = GetGpuLaunchConfig(size, d);
-    if (config.block_count == 0) return OkStatus();
-    // d.stream() is the GpuDevice's one stream (Note [Accelerator streams]).
-    ZeroOutGpuKernel<T>
-        <<<config.block_count, config.thread_per_block, 0, d.stream()>>>(
-            config.virtual_thread_count, preserve_index, in, out);
-    MF_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    return OkStatus();
+    return LaunchGpu1D(ZeroOutGpuKernel<T>, size, d,
+                       /*max_threads_per_block=*/1024, preserve_index, in, out);
   }
 };
 
