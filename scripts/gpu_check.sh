@@ -53,7 +53,7 @@ for bin in "$bundle"/bin/gpu_kernels_test "$bundle"/bin/custom_op_gpu_test; do
   name=memcheck_$(basename "$bin")
   default_filter='*'
   if [ "$(basename "$bin")" = gpu_kernels_test ]; then
-    default_filter='GpuMatMulTest.*:GpuBiasAddTest.*:GpuSoftmaxTest.*:GpuReshapeTest.*:GpuGraphTest.*:Ops/GpuBinaryOpTest.EqualsCpu/1:Ops/GpuUnaryOpTest.EqualsCpu/6'
+    default_filter='GpuMatMulTest.*:GpuBiasAddTest.*:GpuSoftmaxTest.*:GpuReshapeTest.*:GpuGraphTest.*:Ops/GpuReductionTest.*:Ops/GpuBinaryOpTest.EqualsCpu/1:Ops/GpuUnaryOpTest.EqualsCpu/6'
   fi
   timeout "${GPU_CHECK_MEMCHECK_TIMEOUT:-400}" "$sanitizer" --tool memcheck \
     --error-exitcode 99 --leak-check full "$bin" \

@@ -16,6 +16,12 @@
 namespace minflow {
 namespace {
 
+using reduction::EigenReducer;
+using reduction::Kind;
+using reduction::Plan;
+using reduction::ReduceEigen;
+using reduction::ReductionIdentity;
+
 // Note [Reduction compute types]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // Each kernel reduces in a compute type C, chosen so that few Eigen
@@ -29,8 +35,6 @@ namespace {
 //                       int64 first, as TensorFlow's Mean does, and integer
 //                       means truncate.
 //   Max/Min          -> the type itself; NaN propagates, as TensorFlow.
-
-enum class Kind { kSum, kMean, kProd, kMax, kMin };
 
 template <typename T>
 constexpr bool kIsLowFloat =
@@ -51,89 +55,6 @@ struct ComputeTypeOf<
 };
 template <typename T, Kind K>
 using ComputeType = typename ComputeTypeOf<T, K>::type;
-
-template <typename C, Kind K>
-struct EigenReducer;
-template <typename C>
-struct EigenReducer<C, Kind::kSum> {
-  using type = Eigen::internal::SumReducer<C>;
-};
-template <typename C>
-struct EigenReducer<C, Kind::kMean> {
-  using type = Eigen::internal::SumReducer<C>;
-};
-template <typename C>
-struct EigenReducer<C, Kind::kProd> {
-  using type = Eigen::internal::ProdReducer<C>;
-};
-template <typename C>
-struct EigenReducer<C, Kind::kMax> {
-  using type = Eigen::internal::MaxReducer<C, Eigen::PropagateNaN>;
-};
-template <typename C>
-struct EigenReducer<C, Kind::kMin> {
-  using type = Eigen::internal::MinReducer<C, Eigen::PropagateNaN>;
-};
-
-// A reduction of at most three merged dims (see ReductionHelper).
-struct Plan {
-  absl::InlinedVector<int64_t, 3> dims;
-  bool reduce_first = false;
-};
-
-// out = reduce(in) for the five patterns TensorFlow's ReductionOp has;
-// type2index axes let Eigen pick its inner/outer fast paths at compile time.
-template <typename C, typename Reducer>
-void ReduceEigen(const CPUDevice& d, const C* in, const Plan& p, C* out) {
-  const Reducer reducer;
-  const Eigen::IndexList<Eigen::type2index<0>> k0;
-  const Eigen::IndexList<Eigen::type2index<1>> k1;
-  const Eigen::IndexList<Eigen::type2index<0>, Eigen::type2index<2>> k02;
-  if (p.dims.size() == 1) {
-    typename TTypes<C, 0>::Tensor o(out);
-    typename TTypes<C, 1>::ConstTensor i(in, p.dims[0]);
-    o.device(d) = i.reduce(k0, reducer);
-  } else if (p.dims.size() == 2) {
-    typename TTypes<C, 2>::ConstTensor i(in, p.dims[0], p.dims[1]);
-    typename TTypes<C, 1>::Tensor o(out, p.dims[p.reduce_first ? 1 : 0]);
-    if (p.reduce_first) {
-      o.device(d) = i.reduce(k0, reducer);
-    } else {
-      o.device(d) = i.reduce(k1, reducer);
-    }
-  } else {
-    typename TTypes<C, 3>::ConstTensor i(in, p.dims[0], p.dims[1], p.dims[2]);
-    if (p.reduce_first) {
-      typename TTypes<C, 1>::Tensor o(out, p.dims[1]);
-      o.device(d) = i.reduce(k02, reducer);
-    } else {
-      typename TTypes<C, 2>::Tensor o(out, p.dims[0], p.dims[2]);
-      o.device(d) = i.reduce(k1, reducer);
-    }
-  }
-}
-
-// What an empty reduction yields (TensorFlow's identities; Mean of nothing
-// is NaN for floating types and 0 for integers).
-template <typename T, Kind K>
-T Identity() {
-  constexpr bool kFloat = !std::is_integral<T>::value;
-  switch (K) {
-    case Kind::kSum:
-      return T(0);
-    case Kind::kMean:
-      return kFloat ? Eigen::NumTraits<T>::quiet_NaN() : T(0);
-    case Kind::kProd:
-      return T(1);
-    case Kind::kMax:
-      return kFloat ? -Eigen::NumTraits<T>::infinity()
-                    : Eigen::NumTraits<T>::lowest();
-    case Kind::kMin:
-      return kFloat ? Eigen::NumTraits<T>::infinity()
-                    : Eigen::NumTraits<T>::highest();
-  }
-  return T(0);
-}
 
 template <typename T, Kind K>
 class ReductionOp : public OpKernel {
@@ -162,7 +83,7 @@ class ReductionOp : public OpKernel {
     if (out_size == 0) return;
     T* out_data = out->base<T>();
     if (data.NumElements() == 0) {
-      const T identity = Identity<T, K>();
+      const T identity = ReductionIdentity<T, K>();
       for (int64_t i = 0; i < out_size; ++i) out_data[i] = identity;
       return;
     }
@@ -201,7 +122,7 @@ class ReductionOp : public OpKernel {
       OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, out->shape(), &out_f));
       in_f.flat<float>().device(d) = src->flat<T>().template cast<float>();
       float* o = out_f.base<float>();
-      ReduceEigen<float, typename EigenReducer<float, K>::type>(
+      ReduceEigen<CPUDevice, float, typename EigenReducer<float, K>::type>(
           d, in_f.base<const float>(), plan, o);
       if (K == Kind::kMean) {
         for (int64_t i = 0; i < out_size; ++i)
@@ -216,7 +137,7 @@ class ReductionOp : public OpKernel {
                      ctx->allocate_temp(DT_INT64, out->shape(), &wide_out));
       wide.flat<int64_t>().device(d) =
           src->flat<int32_t>().template cast<int64_t>();
-      ReduceEigen<uint64_t, Eigen::internal::SumReducer<uint64_t>>(
+      ReduceEigen<CPUDevice, uint64_t, Eigen::internal::SumReducer<uint64_t>>(
           d, reinterpret_cast<const uint64_t*>(wide.base<const int64_t>()),
           plan, reinterpret_cast<uint64_t*>(wide_out.base<int64_t>()));
       const int64_t* sums = wide_out.base<const int64_t>();
@@ -227,7 +148,7 @@ class ReductionOp : public OpKernel {
       using C = ComputeType<T, K>;
       static_assert(sizeof(C) == sizeof(T), "reinterpreting needs equal sizes");
       C* o = reinterpret_cast<C*>(out_data);
-      ReduceEigen<C, typename EigenReducer<C, K>::type>(
+      ReduceEigen<CPUDevice, C, typename EigenReducer<C, K>::type>(
           d, reinterpret_cast<const C*>(src->base<const T>()), plan, o);
       if constexpr (K == Kind::kMean) {
         for (int64_t i = 0; i < out_size; ++i) {

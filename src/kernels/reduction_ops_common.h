@@ -1,16 +1,21 @@
-// Shared setup of the reduction kernels (Sum, Mean, Prod, Max, Min): axis
-// validation and TensorFlow's ReductionHelper, which merges the input's
-// dimensions into alternating runs of reduced and kept ones so kernels need
-// only a few reduction patterns.
+// Shared setup of the reduction kernels (Sum, Mean, Prod, Max, Min) on every
+// device: axis validation and TensorFlow's ReductionHelper, which merges the
+// input's dimensions into alternating runs of reduced and kept ones so
+// kernels need only a few reduction patterns, and the Eigen reductions of
+// those patterns (reduction_ops.cc on the CPU, reduction_ops_gpu.cu on the
+// GPU).
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
 #include "minflow/core/tensor_shape.h"
+#include "minflow/core/tensor_types.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minflow {
 
@@ -47,4 +52,92 @@ class ReductionHelper {
   absl::InlinedVector<int64_t, 4> out_reshape_;
 };
 
+namespace reduction {
+
+enum class Kind { kSum, kMean, kProd, kMax, kMin };
+
+template <typename C, Kind K>
+struct EigenReducer;
+template <typename C>
+struct EigenReducer<C, Kind::kSum> {
+  using type = Eigen::internal::SumReducer<C>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kMean> {
+  using type = Eigen::internal::SumReducer<C>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kProd> {
+  using type = Eigen::internal::ProdReducer<C>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kMax> {
+  using type = Eigen::internal::MaxReducer<C, Eigen::PropagateNaN>;
+};
+template <typename C>
+struct EigenReducer<C, Kind::kMin> {
+  using type = Eigen::internal::MinReducer<C, Eigen::PropagateNaN>;
+};
+
+// A reduction of at most three merged dims (see ReductionHelper).
+struct Plan {
+  absl::InlinedVector<int64_t, 3> dims;
+  bool reduce_first = false;
+};
+
+// out = reduce(in) for the five patterns TensorFlow's ReductionOp has;
+// type2index axes let Eigen pick its inner/outer fast paths at compile time.
+template <typename Device, typename C, typename Reducer>
+void ReduceEigen(const Device& d, const C* in, const Plan& p, C* out) {
+  const Reducer reducer;
+  const Eigen::IndexList<Eigen::type2index<0>> k0;
+  const Eigen::IndexList<Eigen::type2index<1>> k1;
+  const Eigen::IndexList<Eigen::type2index<0>, Eigen::type2index<2>> k02;
+  if (p.dims.size() == 1) {
+    typename TTypes<C, 0>::Tensor o(out);
+    typename TTypes<C, 1>::ConstTensor i(in, p.dims[0]);
+    o.device(d) = i.reduce(k0, reducer);
+  } else if (p.dims.size() == 2) {
+    typename TTypes<C, 2>::ConstTensor i(in, p.dims[0], p.dims[1]);
+    typename TTypes<C, 1>::Tensor o(out, p.dims[p.reduce_first ? 1 : 0]);
+    if (p.reduce_first) {
+      o.device(d) = i.reduce(k0, reducer);
+    } else {
+      o.device(d) = i.reduce(k1, reducer);
+    }
+  } else {
+    typename TTypes<C, 3>::ConstTensor i(in, p.dims[0], p.dims[1], p.dims[2]);
+    if (p.reduce_first) {
+      typename TTypes<C, 1>::Tensor o(out, p.dims[1]);
+      o.device(d) = i.reduce(k02, reducer);
+    } else {
+      typename TTypes<C, 2>::Tensor o(out, p.dims[0], p.dims[2]);
+      o.device(d) = i.reduce(k1, reducer);
+    }
+  }
+}
+
+// What an empty reduction yields (TensorFlow's identities; Mean of nothing
+// is NaN for floating types and 0 for integers).
+template <typename T, Kind K>
+T ReductionIdentity() {
+  constexpr bool kFloat = !std::is_integral<T>::value;
+  switch (K) {
+    case Kind::kSum:
+      return T(0);
+    case Kind::kMean:
+      return kFloat ? Eigen::NumTraits<T>::quiet_NaN() : T(0);
+    case Kind::kProd:
+      return T(1);
+    case Kind::kMax:
+      return kFloat ? -Eigen::NumTraits<T>::infinity()
+                    : Eigen::NumTraits<T>::lowest();
+    case Kind::kMin:
+      return kFloat ? Eigen::NumTraits<T>::infinity()
+                    : Eigen::NumTraits<T>::highest();
+  }
+  return T(0);
+}
+
+}  // namespace reduction
 }  // namespace minflow

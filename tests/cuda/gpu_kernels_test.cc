@@ -2,6 +2,7 @@
 // sessions: the GPU session places the op on GPU:0 (checked), copies the
 // feeds in and the fetch out, and must give the CPU session's values.
 // Skips, saying so, on machines without a GPU.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -312,6 +313,69 @@ TEST(GpuSoftmaxTest, EqualsCpu) {
     }
   }
 }
+
+GraphDef ReductionGraph(const std::string& op, const std::vector<int>& axes,
+                        bool keep_dims) {
+  std::string values;
+  for (int a : axes) absl::StrAppend(&values, " int_val: ", a);
+  return ParseTextProtoOrDie<GraphDef>(absl::Substitute(
+      R"txt(
+        node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+        node { name: "axes" op: "Const"
+               attr { key: "dtype" value { type: DT_INT32 } }
+               attr { key: "value" value { tensor { dtype: DT_INT32
+                 tensor_shape { dim { size: $1 } } $2 } } } }
+        node { name: "z" op: "$0" input: "x" input: "axes"
+               attr { key: "T" value { type: DT_FLOAT } }
+               attr { key: "keep_dims" value { b: $3 } } }
+      )txt",
+      op, axes.size(), values, keep_dims ? "true" : "false"));
+}
+
+class GpuReductionTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuReductionTest, EqualsCpu) {
+  MF_SKIP_WITHOUT_GPU();
+  const std::string op = GetParam();
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int> axes;
+    bool keep_dims;
+  };
+  // Inner, outer and middle runs; more than three runs (shuffled first);
+  // a full 1-D reduction; negative axes; keep_dims; empty inputs (the
+  // op's identity) and empty outputs.
+  for (const Case& c : std::vector<Case>{{{7, 13}, {1}, false},
+                                         {{7, 13}, {0}, true},
+                                         {{7, 13}, {0, 1}, false},
+                                         {{1031}, {0}, false},
+                                         {{1 << 20}, {-1}, false},
+                                         {{4, 5, 6}, {1}, false},
+                                         {{4, 5, 6}, {0, 2}, true},
+                                         {{2, 3, 4, 5}, {1, 3}, false},
+                                         {{2, 3, 4, 5, 6}, {0, 2, 4}, false},
+                                         {{0, 5}, {0}, false},
+                                         {{5, 0}, {0}, false},
+                                         {{64, 1000}, {1}, false}}) {
+    SCOPED_TRACE(absl::StrCat(op, " [", absl::StrJoin(c.dims, ","), "] axes [",
+                              absl::StrJoin(c.axes, ","), "]"));
+    // Products of values near 1 stay finite; Max and Min see a NaN.
+    Tensor x = op == "Prod" ? Random(c.dims, 0.99f, 1.01f, 11)
+                            : Random(c.dims, -1, 1, 11);
+    if ((op == "Max" || op == "Min") && x.NumElements() > 100) {
+      x.flat<float>()(37) = std::nanf("");
+    }
+    const bool exact = op == "Max" || op == "Min";
+    const int64_t n = std::max<int64_t>(1, x.NumElements());
+    CompareOnGpuAndCpu(ReductionGraph(op, c.axes, c.keep_dims), {{"x", x}}, "z",
+                       "z", exact ? 0 : 1e-5,
+                       exact ? 0 : 2e-6 * std::sqrt(double(n)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GpuReductionTest,
+                         ::testing::Values("Sum", "Mean", "Prod", "Max",
+                                           "Min"));
 
 TEST(GpuReshapeTest, ShapeArgumentsStayOnTheHost) {
   MF_SKIP_WITHOUT_GPU();

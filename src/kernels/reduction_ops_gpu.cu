@@ -1,0 +1,146 @@
+// Sum, Mean, Prod, Max and Min on the GPU (float): the CPU kernel's planning
+// (ReductionHelper) and Eigen reductions (reduction_ops_common.h) evaluated
+// on Eigen::GpuDevice; more than three merged dims are first shuffled on the
+// GPU so every reduced run is last. The axes are read from host memory.
+// clang-format off
+#include "src/cuda/op_kernel_gpu.h"
+// clang-format on
+
+#include <cstdint>
+
+#include "src/kernels/reduction_ops_common.h"
+
+namespace minflow {
+namespace {
+
+using reduction::EigenReducer;
+using reduction::Kind;
+using reduction::Plan;
+using reduction::ReduceEigen;
+using reduction::ReductionIdentity;
+
+// out = in with its N dims permuted by `perm` (out dim i is in dim perm[i]).
+template <int N>
+void ShuffleOnGpu(const GPUDevice& d, const float* in,
+                  absl::Span<const int64_t> dims,
+                  absl::Span<const int32_t> perm, float* out) {
+  Eigen::DSizes<Eigen::DenseIndex, N> in_dims;
+  Eigen::DSizes<Eigen::DenseIndex, N> out_dims;
+  Eigen::array<int, N> order;
+  for (int i = 0; i < N; ++i) in_dims[i] = dims[i];
+  for (int i = 0; i < N; ++i) {
+    order[i] = perm[i];
+    out_dims[i] = dims[perm[i]];
+  }
+  typename TTypes<float, N>::ConstTensor x(in, in_dims);
+  typename TTypes<float, N>::Tensor y(out, out_dims);
+  y.device(d) = x.shuffle(order);
+}
+
+// The most merged dims a reduction of up to 8-D input can have.
+constexpr int kMaxShuffleDims = 8;
+
+Status Shuffle(const GPUDevice& d, const float* in,
+               absl::Span<const int64_t> dims, absl::Span<const int32_t> perm,
+               float* out) {
+  switch (dims.size()) {
+    case 4:
+      ShuffleOnGpu<4>(d, in, dims, perm, out);
+      return OkStatus();
+    case 5:
+      ShuffleOnGpu<5>(d, in, dims, perm, out);
+      return OkStatus();
+    case 6:
+      ShuffleOnGpu<6>(d, in, dims, perm, out);
+      return OkStatus();
+    case 7:
+      ShuffleOnGpu<7>(d, in, dims, perm, out);
+      return OkStatus();
+    case 8:
+      ShuffleOnGpu<8>(d, in, dims, perm, out);
+      return OkStatus();
+  }
+  return errors::Unimplemented("Reductions on the GPU handle inputs of up to ",
+                               kMaxShuffleDims,
+                               " alternating runs of dims, got ", dims.size());
+}
+
+template <Kind K>
+class ReductionGpuOp : public OpKernel {
+ public:
+  explicit ReductionGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& data = ctx->input(0);
+    const Tensor& axes = ctx->input(1);
+    ReductionHelper helper;
+    OP_REQUIRES_OK(ctx, helper.Simplify(data, axes, keep_dims_));
+    const int ndims = helper.ndims();
+    if (ndims == 0 || (ndims == 1 && !helper.reduce_first_axis())) {
+      // Nothing is reduced: the input is the answer, reshaped.
+      Tensor out;
+      OP_REQUIRES(ctx, out.CopyFrom(data, helper.out_shape()),
+                  errors::Internal("Error during reduction copy."));
+      ctx->set_output(0, out);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, helper.out_shape(), &out));
+    const int64_t out_size = out->NumElements();
+    if (out_size == 0) return;
+    const GPUDevice& d = ctx->eigen_device<GPUDevice>();
+    auto out_flat = out->flat<float>();
+    if (data.NumElements() == 0) {
+      out_flat.device(d) = out_flat.constant(ReductionIdentity<float, K>());
+      return;
+    }
+    Plan plan;
+    const float* src = data.base<const float>();
+    Tensor shuffled;
+    if (ndims <= 3) {
+      plan.dims.assign(helper.data_reshape().begin(),
+                       helper.data_reshape().end());
+      plan.reduce_first = helper.reduce_first_axis();
+    } else {
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, helper.shuffled_shape(),
+                                             &shuffled));
+      const auto perm = helper.permutation();
+      OP_REQUIRES_OK(ctx, Shuffle(d, src, helper.data_reshape(), perm,
+                                  shuffled.base<float>()));
+      src = shuffled.base<const float>();
+      plan.dims = {out_size, data.NumElements() / out_size};
+      plan.reduce_first = false;
+    }
+    ReduceEigen<GPUDevice, float, typename EigenReducer<float, K>::type>(
+        d, src, plan, out->base<float>());
+    if constexpr (K == Kind::kMean) {
+      // As the CPU kernel: the sum divided by the count, in float.
+      const float count = static_cast<float>(data.NumElements() / out_size);
+      out_flat.device(d) = out_flat / out_flat.constant(count);
+    }
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
+
+constexpr DataType kTidxTypes[] = {DT_INT32, DT_INT64};
+
+#define REGISTER_GPU_KIND(NAME, KIND)                             \
+  REGISTER_KERNEL_BUILDER(Name(NAME)                              \
+                              .Device(DEVICE_GPU)                 \
+                              .TypeConstraint<float>("T")         \
+                              .TypeConstraint("Tidx", kTidxTypes) \
+                              .HostMemory("reduction_indices"),   \
+                          ReductionGpuOp<KIND>);
+REGISTER_GPU_KIND("Sum", Kind::kSum)
+REGISTER_GPU_KIND("Mean", Kind::kMean)
+REGISTER_GPU_KIND("Prod", Kind::kProd)
+REGISTER_GPU_KIND("Max", Kind::kMax)
+REGISTER_GPU_KIND("Min", Kind::kMin)
+#undef REGISTER_GPU_KIND
+
+}  // namespace
+}  // namespace minflow
