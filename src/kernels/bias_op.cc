@@ -3,12 +3,13 @@
 // three dims, so TensorFlow's limit of rank 5 does not apply.
 #define EIGEN_USE_THREADS
 
+#include "src/kernels/bias_op.h"
+
 #include <string>
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
 #include "minflow/framework/tensor_format.h"
-#include "src/kernels/bias_op.h"
 
 namespace minflow {
 namespace {

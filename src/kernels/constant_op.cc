@@ -14,8 +14,8 @@ class ConstantOp : public OpKernel {
     AllocatorAttributes attr;
     attr.set_on_host(!ctx->output_memory_types().empty() &&
                      ctx->output_memory_types()[0] == HOST_MEMORY);
-    OP_REQUIRES_OK(
-        ctx, ctx->device()->MakeTensorFromProto(*proto, attr, &tensor_));
+    OP_REQUIRES_OK(ctx,
+                   ctx->device()->MakeTensorFromProto(*proto, attr, &tensor_));
     OP_REQUIRES(
         ctx, ctx->output_type(0) == tensor_.dtype(),
         errors::InvalidArgument(

@@ -1,9 +1,10 @@
 // MatMul: product = op(a) * op(b), op a transpose per attr.
 #define EIGEN_USE_THREADS
 
+#include "src/kernels/matmul_op.h"
+
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
-#include "src/kernels/matmul_op.h"
 
 namespace minflow {
 

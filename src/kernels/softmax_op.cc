@@ -3,12 +3,13 @@
 // instantiations).
 #define EIGEN_USE_THREADS
 
+#include "src/kernels/softmax_op.h"
+
 #include <type_traits>
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
 #include "src/kernels/cwise_ops_common.h"
-#include "src/kernels/softmax_op.h"
 
 namespace minflow {
 namespace {

@@ -3,6 +3,8 @@
 // session may use a GPU, so processes that never do (CPU-only machines,
 // `--device cpu`, device_count {GPU: 0}) never load cudart or cuBLAS.
 // Note [Loading the GPU layer].
+#include "src/runtime/gpu_loader.h"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -16,7 +18,6 @@
 #include "minflow/framework/device.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/session.h"
-#include "src/runtime/gpu_loader.h"
 
 namespace minflow {
 namespace internal {
@@ -55,8 +56,8 @@ std::string GpuLibraryPath() {
   return kGpuLibraryName;
 }
 
-using CreateGpuDevicesFn = Status (*)(
-    const SessionOptions&, std::vector<std::unique_ptr<Device>>*);
+using CreateGpuDevicesFn = Status (*)(const SessionOptions&,
+                                      std::vector<std::unique_ptr<Device>>*);
 
 struct GpuLibrary {
   CreateGpuDevicesFn create = nullptr;
@@ -86,8 +87,8 @@ const GpuLibrary& LoadGpuLibrary() {
     lib->create = reinterpret_cast<CreateGpuDevicesFn>(
         dlsym(handle, kCreateGpuDevicesSymbol));
     if (lib->create == nullptr) {
-      lib->error = std::string(kGpuLibraryName) + " has no " +
-                   kCreateGpuDevicesSymbol;
+      lib->error =
+          std::string(kGpuLibraryName) + " has no " + kCreateGpuDevicesSymbol;
       MF_LOG(WARNING) << lib->error << "; running on the CPU";
     }
     return lib;

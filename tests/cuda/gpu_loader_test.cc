@@ -2,6 +2,8 @@
 // a session may use a GPU (Note [Loading the GPU layer] in
 // src/runtime/gpu_loader.cc). This binary links libminflow alone, like an
 // application, so what it maps is what libminflow chose to load.
+#include "src/runtime/gpu_loader.h"
+
 #include <unistd.h>
 
 #include <fstream>
@@ -14,7 +16,6 @@
 #include "minflow/core/tensor.h"
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
-#include "src/runtime/gpu_loader.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -70,8 +71,8 @@ std::string RunMul(const SessionOptions& options) {
   run_options.set_output_partition_graphs(true);
   RunMetadata metadata;
   std::vector<Tensor> out;
-  MF_EXPECT_OK((*session)->Run(run_options, {{"x", x}}, {"y"}, {}, &out,
-                               &metadata));
+  MF_EXPECT_OK(
+      (*session)->Run(run_options, {{"x", x}}, {"y"}, {}, &out, &metadata));
   if (out.size() != 1) return "";
   EXPECT_EQ(out[0].flat<float>()(1), 4.0f);
   for (const GraphDef& g : metadata.partition_graphs()) {

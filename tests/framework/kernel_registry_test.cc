@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
 #include "absl/strings/match.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "minflow/framework/device.h"
 #include "minflow/framework/node_def_util.h"
@@ -412,11 +412,9 @@ TEST(KernelRegistryTest, ListsRegisteredKernels) {
   for (const KernelDef& def : all.kernel()) tie += def.op() == "KrTie";
   EXPECT_EQ(tie, 2);
   // This test's own GPU kernels (CUDA builds register real ones too).
-  const KernelList gpu =
-      GetFilteredRegisteredKernels([](const KernelDef& def) {
-        return def.device_type() == DEVICE_GPU &&
-               absl::StartsWith(def.op(), "Kr");
-      });
+  const KernelList gpu = GetFilteredRegisteredKernels([](const KernelDef& def) {
+    return def.device_type() == DEVICE_GPU && absl::StartsWith(def.op(), "Kr");
+  });
   EXPECT_EQ(gpu.kernel_size(), 2);
 }
 
