@@ -43,6 +43,13 @@ std::map<std::string, double>& Figures() {
   return *figures;
 }
 
+// A time figure of a repeated benchmark: the fastest repetition, since
+// on a shared machine noise only ever adds time.
+void RecordFastest(const std::string& key, double micros) {
+  auto [it, inserted] = Figures().emplace(key, micros);
+  if (!inserted && micros < it->second) it->second = micros;
+}
+
 GpuDevice* Device() {
   static GpuDevice* device = [] {
     std::unique_ptr<GpuDevice> d;
@@ -255,8 +262,8 @@ void BM_SessionGpuChain(benchmark::State& state) {
     state.SkipWithError("wrong chain result");
     return;
   }
-  Figures()[absl::StrCat("session_us_", length)] =
-      seconds / state.iterations() * 1e6;
+  RecordFastest(absl::StrCat("session_us_", length),
+                seconds / state.iterations() * 1e6);
 }
 
 // The same AddV2 kernel called straight, without the executor: where the
@@ -276,8 +283,8 @@ void BM_KernelChain(benchmark::State& state) {
   for (auto _ : state) RunKernel(kernel.get(), {&a, &one}, length);
   const double seconds =
       std::chrono::duration<double>(Clock::now() - start).count();
-  Figures()[absl::StrCat("kernel_us_", length)] =
-      seconds / state.iterations() * 1e6;
+  RecordFastest(absl::StrCat("kernel_us_", length),
+                seconds / state.iterations() * 1e6);
 }
 
 void BM_BareLaunchChain(benchmark::State& state) {
@@ -299,8 +306,8 @@ void BM_BareLaunchChain(benchmark::State& state) {
   }
   const double seconds =
       std::chrono::duration<double>(Clock::now() - start).count();
-  Figures()[absl::StrCat("bare_us_", length)] =
-      seconds / state.iterations() * 1e6;
+  RecordFastest(absl::StrCat("bare_us_", length),
+                seconds / state.iterations() * 1e6);
 }
 
 constexpr int64_t kBig = int64_t{1} << 26;  // 256 MiB of floats
@@ -323,15 +330,20 @@ void Register() {
         ->UseRealTime();
   }
   for (int length : {100, 1000}) {
+    // Repeated, the fastest repetition counting: per-node figures are a
+    // difference of two times, so noise in either moves them most.
     benchmark::RegisterBenchmark("BM_SessionGpuChain", BM_SessionGpuChain)
         ->Arg(length)
-        ->UseRealTime();
+        ->UseRealTime()
+        ->Repetitions(5);
     benchmark::RegisterBenchmark("BM_KernelChain", BM_KernelChain)
         ->Arg(length)
-        ->UseRealTime();
+        ->UseRealTime()
+        ->Repetitions(5);
     benchmark::RegisterBenchmark("BM_BareLaunchChain", BM_BareLaunchChain)
         ->Arg(length)
-        ->UseRealTime();
+        ->UseRealTime()
+        ->Repetitions(5);
   }
 }
 
