@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "src/kernels/reduction_ops_common.h"
+#include "src/kernels/transpose_functor_gpu.h"
 
 namespace minflow {
 namespace {
@@ -18,52 +19,6 @@ using reduction::Kind;
 using reduction::Plan;
 using reduction::ReduceEigen;
 using reduction::ReductionIdentity;
-
-// out = in with its N dims permuted by `perm` (out dim i is in dim perm[i]).
-template <int N>
-void ShuffleOnGpu(const GPUDevice& d, const float* in,
-                  absl::Span<const int64_t> dims,
-                  absl::Span<const int32_t> perm, float* out) {
-  Eigen::DSizes<Eigen::DenseIndex, N> in_dims;
-  Eigen::DSizes<Eigen::DenseIndex, N> out_dims;
-  Eigen::array<int, N> order;
-  for (int i = 0; i < N; ++i) in_dims[i] = dims[i];
-  for (int i = 0; i < N; ++i) {
-    order[i] = perm[i];
-    out_dims[i] = dims[perm[i]];
-  }
-  typename TTypes<float, N>::ConstTensor x(in, in_dims);
-  typename TTypes<float, N>::Tensor y(out, out_dims);
-  y.device(d) = x.shuffle(order);
-}
-
-// The most merged dims a reduction of up to 8-D input can have.
-constexpr int kMaxShuffleDims = 8;
-
-Status Shuffle(const GPUDevice& d, const float* in,
-               absl::Span<const int64_t> dims, absl::Span<const int32_t> perm,
-               float* out) {
-  switch (dims.size()) {
-    case 4:
-      ShuffleOnGpu<4>(d, in, dims, perm, out);
-      return OkStatus();
-    case 5:
-      ShuffleOnGpu<5>(d, in, dims, perm, out);
-      return OkStatus();
-    case 6:
-      ShuffleOnGpu<6>(d, in, dims, perm, out);
-      return OkStatus();
-    case 7:
-      ShuffleOnGpu<7>(d, in, dims, perm, out);
-      return OkStatus();
-    case 8:
-      ShuffleOnGpu<8>(d, in, dims, perm, out);
-      return OkStatus();
-  }
-  return errors::Unimplemented("Reductions on the GPU handle inputs of up to ",
-                               kMaxShuffleDims,
-                               " alternating runs of dims, got ", dims.size());
-}
 
 template <Kind K>
 class ReductionGpuOp : public OpKernel {
@@ -107,8 +62,8 @@ class ReductionGpuOp : public OpKernel {
       OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, helper.shuffled_shape(),
                                              &shuffled));
       const auto perm = helper.permutation();
-      OP_REQUIRES_OK(ctx, Shuffle(d, src, helper.data_reshape(), perm,
-                                  shuffled.base<float>()));
+      OP_REQUIRES_OK(ctx, functor::ShuffleOnGpu(d, src, helper.data_reshape(),
+                                                perm, shuffled.base<float>()));
       src = shuffled.base<const float>();
       plan.dims = {out_size, data.NumElements() / out_size};
       plan.reduce_first = false;

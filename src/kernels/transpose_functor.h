@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
@@ -32,6 +33,14 @@ void ReduceTransposeDimensions(absl::Span<const int64_t> in_dims,
                                absl::Span<const int32_t> perm,
                                absl::InlinedVector<int64_t, 8>* new_dims,
                                absl::InlinedVector<int32_t, 8>* new_perm);
+
+// Transpose's checks of its `perm` input (int32 or int64) against `input`,
+// with TensorFlow's messages: the permutation, the output shape, and
+// whether the permutation is the identity. Shared by the CPU and GPU
+// kernels.
+Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
+                                 std::vector<int32_t>* permutation,
+                                 TensorShape* out_shape, bool* is_identity);
 
 // True when the transpose keeps every dimension of size > 1 in its order,
 // so it is a reshape and the output may share the input's buffer.

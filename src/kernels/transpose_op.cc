@@ -234,6 +234,53 @@ Status PermutationHelper(const Tensor& perm, int dims,
   return OkStatus();
 }
 
+}  // namespace
+
+namespace internal {
+
+Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
+                                 std::vector<int32_t>* permutation,
+                                 TensorShape* out_shape, bool* is_identity) {
+  if (!TensorShapeUtils::IsVector(perm.shape())) {
+    return errors::InvalidArgument("perm must be rank 1, got shape ",
+                                   perm.shape().DebugString());
+  }
+  const int dims = input.dims();
+  if (perm.dtype() == DT_INT32) {
+    MF_RETURN_IF_ERROR(PermutationHelper<int32_t>(perm, dims, permutation));
+  } else {
+    MF_RETURN_IF_ERROR(PermutationHelper<int64_t>(perm, dims, permutation));
+  }
+  // TF's messages: a value out of range, then a value missing.
+  absl::InlinedVector<bool, 8> bits(dims, false);
+  absl::InlinedVector<int64_t, 8> out_dims(dims);
+  *is_identity = true;
+  for (int i = 0; i < dims; ++i) {
+    const int32_t d = (*permutation)[i];
+    if (d < 0 || d >= dims) {
+      return errors::InvalidArgument(
+          perm.dtype() == DT_INT32
+              ? static_cast<int64_t>(perm.base<const int32_t>()[i])
+              : perm.base<const int64_t>()[i],
+          " is out of range [0 .. ", dims, ")");
+    }
+    bits[d] = true;
+    out_dims[i] = input.dim_size(d);
+    *is_identity &= d == i;
+  }
+  for (int i = 0; i < dims; ++i) {
+    if (!bits[i]) {
+      return errors::InvalidArgument(i, " is missing from {",
+                                     absl::StrJoin(*permutation, ","), "}.");
+    }
+  }
+  return TensorShape::BuildTensorShape(out_dims, out_shape);
+}
+
+}  // namespace internal
+
+namespace {
+
 // Transpose (T: any type; Tperm: int32 or int64). The output shares the
 // input's buffer when the transpose only moves size-1 dimensions.
 class TransposeOp : public OpKernel {
@@ -242,43 +289,13 @@ class TransposeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const Tensor& perm = ctx->input(1);
-    OP_REQUIRES(ctx, TensorShapeUtils::IsVector(perm.shape()),
-                errors::InvalidArgument("perm must be rank 1, got shape ",
-                                        perm.shape().DebugString()));
-    const int dims = input.dims();
     std::vector<int32_t> permutation;
-    if (perm.dtype() == DT_INT32) {
-      OP_REQUIRES_OK(ctx, PermutationHelper<int32_t>(perm, dims, &permutation));
-    } else {
-      OP_REQUIRES_OK(ctx, PermutationHelper<int64_t>(perm, dims, &permutation));
-    }
-    // TF's messages: a value out of range, then a value missing.
-    absl::InlinedVector<bool, 8> bits(dims, false);
-    absl::InlinedVector<int64_t, 8> out_dims(dims);
-    bool is_identity = true;
-    for (int i = 0; i < dims; ++i) {
-      const int32_t d = permutation[i];
-      OP_REQUIRES(ctx, 0 <= d && d < dims,
-                  errors::InvalidArgument(
-                      perm.dtype() == DT_INT32
-                          ? static_cast<int64_t>(perm.base<const int32_t>()[i])
-                          : perm.base<const int64_t>()[i],
-                      " is out of range [0 .. ", dims, ")"));
-      bits[d] = true;
-      out_dims[i] = input.dim_size(d);
-      is_identity &= d == i;
-    }
-    for (int i = 0; i < dims; ++i) {
-      OP_REQUIRES(
-          ctx, bits[i],
-          errors::InvalidArgument(i, " is missing from {",
-                                  absl::StrJoin(permutation, ","), "}."));
-    }
     TensorShape shape;
-    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(out_dims, &shape));
-
-    if (dims <= 1 || is_identity) {
+    bool is_identity = false;
+    OP_REQUIRES_OK(
+        ctx, internal::CheckTransposePermutation(
+                 input, ctx->input(1), &permutation, &shape, &is_identity));
+    if (input.dims() <= 1 || is_identity) {
       ctx->set_output(0, input);
       return;
     }

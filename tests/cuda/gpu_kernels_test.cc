@@ -377,6 +377,71 @@ INSTANTIATE_TEST_SUITE_P(Ops, GpuReductionTest,
                          ::testing::Values("Sum", "Mean", "Prod", "Max",
                                            "Min"));
 
+TEST(GpuTransposeTest, EqualsCpuForEveryKindOfPermutation) {
+  MF_SKIP_WITHOUT_GPU();
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int> perm;
+  };
+  // 2-D, NHWC <-> NCHW, dims that merge, only size-1 dims moving (a
+  // reshape), the identity, empty, 6-D, and one large enough for many
+  // blocks.
+  for (const Case& c :
+       std::vector<Case>{{{7, 13}, {1, 0}},
+                         {{2, 5, 6, 3}, {0, 3, 1, 2}},
+                         {{2, 3, 5, 6}, {0, 2, 3, 1}},
+                         {{4, 5, 6, 7}, {0, 1, 3, 2}},
+                         {{3, 1, 4}, {1, 0, 2}},
+                         {{3, 4, 5}, {0, 1, 2}},
+                         {{0, 4, 5}, {2, 0, 1}},
+                         {{2, 3, 2, 3, 2, 3}, {5, 3, 1, 4, 2, 0}},
+                         {{512, 1031}, {1, 0}}}) {
+    SCOPED_TRACE(absl::StrCat("[", absl::StrJoin(c.dims, ","), "] perm [",
+                              absl::StrJoin(c.perm, ","), "]"));
+    std::string values;
+    for (int p : c.perm) absl::StrAppend(&values, " int_val: ", p);
+    const GraphDef graph = ParseTextProtoOrDie<GraphDef>(absl::Substitute(
+        R"txt(
+          node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+          node { name: "perm" op: "Const"
+                 attr { key: "dtype" value { type: DT_INT32 } }
+                 attr { key: "value" value { tensor { dtype: DT_INT32
+                   tensor_shape { dim { size: $0 } } $1 } } } }
+          node { name: "z" op: "Transpose" input: "x" input: "perm"
+                 attr { key: "T" value { type: DT_FLOAT } } }
+        )txt",
+        c.perm.size(), values));
+    CompareOnGpuAndCpu(graph, {{"x", Random(c.dims, -1, 1, 3)}}, "z", "z");
+  }
+}
+
+TEST(GpuAddNTest, EqualsCpuForTwoToSevenInputs) {
+  MF_SKIP_WITHOUT_GPU();
+  for (int n : {2, 3, 4, 5, 7}) {
+    for (const std::vector<int64_t>& dims :
+         std::vector<std::vector<int64_t>>{{1031}, {0, 3}, {64, 257}}) {
+      SCOPED_TRACE(
+          absl::StrCat(n, " inputs of [", absl::StrJoin(dims, ","), "]"));
+      std::string nodes;
+      std::string inputs;
+      std::vector<std::pair<std::string, Tensor>> feeds;
+      for (int i = 0; i < n; ++i) {
+        const std::string name = absl::StrCat("x", i);
+        absl::StrAppend(&nodes, "node { name: \"", name,
+                        "\" op: \"Placeholder\" attr { key: \"dtype\" "
+                        "value { type: DT_FLOAT } } }\n");
+        absl::StrAppend(&inputs, " input: \"", name, "\"");
+        feeds.push_back({name, Random(dims, -1, 1, 20 + i)});
+      }
+      absl::StrAppend(&nodes, "node { name: \"z\" op: \"AddN\"", inputs,
+                      " attr { key: \"T\" value { type: DT_FLOAT } }",
+                      " attr { key: \"N\" value { i: ", n, " } } }");
+      // The same sums in the same order on both: equal results.
+      CompareOnGpuAndCpu(ParseTextProtoOrDie<GraphDef>(nodes), feeds, "z", "z");
+    }
+  }
+}
+
 TEST(GpuReshapeTest, ShapeArgumentsStayOnTheHost) {
   MF_SKIP_WITHOUT_GPU();
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"txt(
