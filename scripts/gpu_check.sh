@@ -6,7 +6,8 @@
 #   scripts/gpu_check.sh [LOG_DIR]
 # Time limits per suite (seconds; GPU time is scarce): GPU_CHECK_TEST_TIMEOUT
 # (default 300), GPU_CHECK_MEMCHECK_TIMEOUT (400), GPU_CHECK_BENCH_TIMEOUT
-# (300); GPU_CHECK_MEMCHECK_FILTER is the gtest filter memcheck runs with.
+# (300); GPU_CHECK_MEMCHECK_FILTER replaces the gtest filter memcheck runs
+# gpu_kernels_test with (the other binaries run whole).
 set -u
 cd "$(dirname "$0")/.."
 bundle=$PWD/.gpu
@@ -51,13 +52,13 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 for bin in "$bundle"/bin/gpu_kernels_test "$bundle"/bin/custom_op_gpu_test; do
   [ -x "$bin" ] || continue
   name=memcheck_$(basename "$bin")
-  default_filter='*'
+  filter='*'
   if [ "$(basename "$bin")" = gpu_kernels_test ]; then
-    default_filter='GpuMatMulTest.*:GpuBiasAddTest.*:GpuSoftmaxTest.*:GpuReshapeTest.*:GpuGraphTest.*:Ops/GpuReductionTest.*:Ops/GpuBinaryOpTest.EqualsCpu/1:Ops/GpuUnaryOpTest.EqualsCpu/6'
+    filter=${GPU_CHECK_MEMCHECK_FILTER:-'GpuMatMulTest.*:GpuBiasAddTest.*:GpuSoftmaxTest.*:GpuReshapeTest.*:GpuGraphTest.*:GpuTransposeTest.*:GpuAddNTest.*:Ops/GpuReductionTest.*:Ops/GpuBinaryOpTest.EqualsCpu/1:Ops/GpuUnaryOpTest.EqualsCpu/6'}
   fi
   timeout "${GPU_CHECK_MEMCHECK_TIMEOUT:-400}" "$sanitizer" --tool memcheck \
     --error-exitcode 99 --leak-check full "$bin" \
-    --gtest_filter="${GPU_CHECK_MEMCHECK_FILTER:-$default_filter}" \
+    --gtest_filter="$filter" \
     > "$logs/$name.log" 2>&1
   rc=$?
   errors=$(grep -oP 'ERROR SUMMARY: \K[0-9]+' "$logs/$name.log" | tail -1)
