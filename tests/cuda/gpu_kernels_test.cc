@@ -442,6 +442,71 @@ TEST(GpuAddNTest, EqualsCpuForTwoToSevenInputs) {
   }
 }
 
+// `n` float placeholders x0..x{n-1} joined by `op` ("ConcatV2" with an
+// axis input, or "Pack" with an axis attr).
+GraphDef JoinGraph(const std::string& op, int n, int axis) {
+  std::string text;
+  std::string inputs;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&text, "node { name: \"x", i,
+                    "\" op: \"Placeholder\" attr { key: \"dtype\" value { "
+                    "type: DT_FLOAT } } }\n");
+    absl::StrAppend(&inputs, " input: \"x", i, "\"");
+  }
+  if (op == "ConcatV2") {
+    absl::StrAppend(&text,
+                    "node { name: \"axis\" op: \"Const\" attr { key: "
+                    "\"dtype\" value { type: DT_INT32 } } attr { key: "
+                    "\"value\" value { tensor { dtype: DT_INT32 tensor_shape "
+                    "{} int_val: ",
+                    axis, " } } } }\n");
+    absl::StrAppend(&text, "node { name: \"z\" op: \"ConcatV2\"", inputs,
+                    " input: \"axis\" attr { key: \"T\" value { type: "
+                    "DT_FLOAT } } attr { key: \"N\" value { i: ",
+                    n, " } } }");
+  } else {
+    absl::StrAppend(&text, "node { name: \"z\" op: \"Pack\"", inputs,
+                    " attr { key: \"T\" value { type: DT_FLOAT } } attr { "
+                    "key: \"N\" value { i: ",
+                    n, " } } attr { key: \"axis\" value { i: ", axis, " } } }");
+  }
+  return ParseTextProtoOrDie<GraphDef>(text);
+}
+
+TEST(GpuConcatTest, ConcatV2EqualsCpuAlongEveryAxis) {
+  MF_SKIP_WITHOUT_GPU();
+  // Inputs of different widths along the axis, an empty one among them.
+  for (int axis : {0, 1, 2, -1}) {
+    const int a = axis < 0 ? axis + 3 : axis;
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (int i = 0; i < 3; ++i) {
+      std::vector<int64_t> dims = {2, 3, 4};
+      dims[a] = i == 1 ? 0 : i + 2;
+      feeds.push_back({absl::StrCat("x", i), Random(dims, -1, 1, 40 + i)});
+    }
+    SCOPED_TRACE(absl::StrCat("axis ", axis));
+    CompareOnGpuAndCpu(JoinGraph("ConcatV2", 3, axis), feeds, "z", "z");
+  }
+  // Many rows of narrow inputs, as a channel concat of NHWC feature maps.
+  CompareOnGpuAndCpu(JoinGraph("ConcatV2", 2, 3),
+                     {{"x0", Random({8, 28, 28, 5}, -1, 1, 1)},
+                      {"x1", Random({8, 28, 28, 3}, -1, 1, 2)}},
+                     "z", "z");
+}
+
+TEST(GpuConcatTest, PackEqualsCpuAlongEveryAxis) {
+  MF_SKIP_WITHOUT_GPU();
+  for (int axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE(absl::StrCat("axis ", axis));
+    CompareOnGpuAndCpu(JoinGraph("Pack", 4, axis),
+                       {{"x0", Random({3, 5}, -1, 1, 1)},
+                        {"x1", Random({3, 5}, -1, 1, 2)},
+                        {"x2", Random({3, 5}, -1, 1, 3)},
+                        {"x3", Random({3, 5}, -1, 1, 4)}},
+                       "z", "z");
+  }
+}
+
 TEST(GpuReshapeTest, ShapeArgumentsStayOnTheHost) {
   MF_SKIP_WITHOUT_GPU();
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"txt(
