@@ -65,20 +65,11 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& data = ctx->input(0);
-    const Tensor& axes = ctx->input(1);
     ReductionHelper helper;
-    OP_REQUIRES_OK(ctx, helper.Simplify(data, axes, keep_dims_));
-    const int ndims = helper.ndims();
-    if (ndims == 0 || (ndims == 1 && !helper.reduce_first_axis())) {
-      // Nothing is reduced: the input is the answer, reshaped.
-      Tensor out;
-      OP_REQUIRES(ctx, out.CopyFrom(data, helper.out_shape()),
-                  errors::Internal("Error during reduction copy."));
-      ctx->set_output(0, out);
-      return;
-    }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, helper.out_shape(), &out));
+    OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &helper, &out));
+    if (out == nullptr) return;
+    const int ndims = helper.ndims();
     const int64_t out_size = out->NumElements();
     if (out_size == 0) return;
     T* out_data = out->base<T>();

@@ -1,5 +1,7 @@
 #include "src/kernels/reduction_ops_common.h"
 
+#include "minflow/framework/op_kernel.h"
+
 namespace minflow {
 namespace {
 
@@ -107,6 +109,24 @@ absl::InlinedVector<int32_t, 8> ReductionHelper::permutation() const {
     perm[i] = 2 * (i - unreduced_dims) + (1 - first);
   }
   return perm;
+}
+
+Status StartReduction(OpKernelContext* ctx, bool keep_dims,
+                      ReductionHelper* helper, Tensor** out) {
+  *out = nullptr;
+  const Tensor& data = ctx->input(0);
+  MF_RETURN_IF_ERROR(helper->Simplify(data, ctx->input(1), keep_dims));
+  const int ndims = helper->ndims();
+  if (ndims == 0 || (ndims == 1 && !helper->reduce_first_axis())) {
+    // Nothing is reduced: the input is the answer, reshaped.
+    Tensor reshaped;
+    if (!reshaped.CopyFrom(data, helper->out_shape())) {
+      return errors::Internal("Error during reduction copy.");
+    }
+    ctx->set_output(0, reshaped);
+    return OkStatus();
+  }
+  return ctx->allocate_output(0, helper->out_shape(), out);
 }
 
 }  // namespace minflow

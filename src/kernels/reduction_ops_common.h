@@ -19,6 +19,8 @@
 
 namespace minflow {
 
+class OpKernelContext;
+
 // Not thread-safe; one per Compute call.
 class ReductionHelper {
  public:
@@ -51,6 +53,13 @@ class ReductionHelper {
   absl::InlinedVector<int64_t, 4> out_shape_;
   absl::InlinedVector<int64_t, 4> out_reshape_;
 };
+
+// The start every reduction kernel shares: plans the reduction of input 0
+// over the axes in input 1 into `helper`. When nothing is reduced, output 0
+// is the input reshaped and *out stays null; otherwise *out is the
+// allocated output. Errors name the bad axis.
+Status StartReduction(OpKernelContext* ctx, bool keep_dims,
+                      ReductionHelper* helper, Tensor** out);
 
 namespace reduction {
 

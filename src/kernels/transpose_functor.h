@@ -14,6 +14,8 @@
 
 namespace minflow {
 
+class OpKernelContext;
+
 // out = in with dimensions permuted: out.dim(i) == in.dim(perm[i]).
 // `perm` must be a permutation of [0, in.dims()) and `out` allocated with
 // the permuted shape and in's dtype; InvalidArgument otherwise, and
@@ -34,13 +36,13 @@ void ReduceTransposeDimensions(absl::Span<const int64_t> in_dims,
                                absl::InlinedVector<int64_t, 8>* new_dims,
                                absl::InlinedVector<int32_t, 8>* new_perm);
 
-// Transpose's checks of its `perm` input (int32 or int64) against `input`,
-// with TensorFlow's messages: the permutation, the output shape, and
-// whether the permutation is the identity. Shared by the CPU and GPU
-// kernels.
-Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
-                                 std::vector<int32_t>* permutation,
-                                 TensorShape* out_shape, bool* is_identity);
+// Transpose's start on any device: checks the `perm` input (int32 or int64)
+// against input 0, with TensorFlow's messages. When the output can share
+// the input's buffer (rank <= 1, the identity, or only size-1 dimensions
+// moving) it sets output 0 and leaves *output null; otherwise *output is
+// the allocated output and *permutation the permutation.
+Status StartTranspose(OpKernelContext* ctx, std::vector<int32_t>* permutation,
+                      Tensor** output);
 
 // True when the transpose keeps every dimension of size > 1 in its order,
 // so it is a reshape and the output may share the input's buffer.

@@ -238,9 +238,11 @@ Status PermutationHelper(const Tensor& perm, int dims,
 
 namespace internal {
 
-Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
-                                 std::vector<int32_t>* permutation,
-                                 TensorShape* out_shape, bool* is_identity) {
+Status StartTranspose(OpKernelContext* ctx, std::vector<int32_t>* permutation,
+                      Tensor** output) {
+  *output = nullptr;
+  const Tensor& input = ctx->input(0);
+  const Tensor& perm = ctx->input(1);
   if (!TensorShapeUtils::IsVector(perm.shape())) {
     return errors::InvalidArgument("perm must be rank 1, got shape ",
                                    perm.shape().DebugString());
@@ -254,7 +256,7 @@ Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
   // TF's messages: a value out of range, then a value missing.
   absl::InlinedVector<bool, 8> bits(dims, false);
   absl::InlinedVector<int64_t, 8> out_dims(dims);
-  *is_identity = true;
+  bool is_identity = true;
   for (int i = 0; i < dims; ++i) {
     const int32_t d = (*permutation)[i];
     if (d < 0 || d >= dims) {
@@ -266,7 +268,7 @@ Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
     }
     bits[d] = true;
     out_dims[i] = input.dim_size(d);
-    *is_identity &= d == i;
+    is_identity &= d == i;
   }
   for (int i = 0; i < dims; ++i) {
     if (!bits[i]) {
@@ -274,7 +276,22 @@ Status CheckTransposePermutation(const Tensor& input, const Tensor& perm,
                                      absl::StrJoin(*permutation, ","), "}.");
     }
   }
-  return TensorShape::BuildTensorShape(out_dims, out_shape);
+  TensorShape shape;
+  MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(out_dims, &shape));
+  if (dims <= 1 || is_identity) {
+    ctx->set_output(0, input);
+    return OkStatus();
+  }
+  if (NonSingletonDimensionsAlign(input.shape().dim_sizes(), *permutation)) {
+    Tensor shared;
+    if (!shared.CopyFrom(input, shape)) {
+      return errors::Internal("Transpose: reshape to ", shape.DebugString(),
+                              " failed");
+    }
+    ctx->set_output(0, std::move(shared));
+    return OkStatus();
+  }
+  return ctx->allocate_output(0, shape, output);
 }
 
 }  // namespace internal
@@ -288,33 +305,13 @@ class TransposeOp : public OpKernel {
   explicit TransposeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
     std::vector<int32_t> permutation;
-    TensorShape shape;
-    bool is_identity = false;
-    OP_REQUIRES_OK(
-        ctx, internal::CheckTransposePermutation(
-                 input, ctx->input(1), &permutation, &shape, &is_identity));
-    if (input.dims() <= 1 || is_identity) {
-      ctx->set_output(0, input);
-      return;
-    }
-    if (internal::NonSingletonDimensionsAlign(input.shape().dim_sizes(),
-                                              permutation)) {
-      Tensor output;
-      OP_REQUIRES(ctx, output.CopyFrom(input, shape),
-                  errors::Internal("Transpose: reshape to ",
-                                   shape.DebugString(), " failed"));
-      ctx->set_output(0, std::move(output));
-      return;
-    }
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &output));
-    if (shape.num_elements() > 0) {
-      OP_REQUIRES_OK(ctx,
-                     DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
-                                 input, permutation, output));
-    }
+    OP_REQUIRES_OK(ctx, internal::StartTranspose(ctx, &permutation, &output));
+    if (output == nullptr || output->NumElements() == 0) return;
+    OP_REQUIRES_OK(ctx,
+                   DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
+                               ctx->input(0), permutation, output));
   }
 };
 

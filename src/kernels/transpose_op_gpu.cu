@@ -1,6 +1,6 @@
-// Transpose on the GPU (float): the CPU kernel's checks
-// (CheckTransposePermutation), its shortcuts (identity, or only size-1
-// dimensions moving: the output shares the input's buffer), then the
+// Transpose on the GPU (float): the CPU kernel's checks and shortcuts
+// (StartTranspose: the identity, or only size-1 dimensions moving, share
+// the input's buffer), then the
 // smallest equivalent permutation (ReduceTransposeDimensions) as one Eigen
 // shuffle on the device's stream. `perm` is read from host memory.
 // clang-format off
@@ -21,26 +21,11 @@ class TransposeGpuOp : public OpKernel {
   explicit TransposeGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
     std::vector<int32_t> permutation;
-    TensorShape shape;
-    bool is_identity = false;
-    OP_REQUIRES_OK(
-        ctx, internal::CheckTransposePermutation(
-                 input, ctx->input(1), &permutation, &shape, &is_identity));
-    if (input.dims() <= 1 || is_identity ||
-        internal::NonSingletonDimensionsAlign(input.shape().dim_sizes(),
-                                              permutation)) {
-      Tensor output;
-      OP_REQUIRES(ctx, output.CopyFrom(input, shape),
-                  errors::Internal("Transpose: reshape to ",
-                                   shape.DebugString(), " failed"));
-      ctx->set_output(0, std::move(output));
-      return;
-    }
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &output));
-    if (shape.num_elements() == 0) return;
+    OP_REQUIRES_OK(ctx, internal::StartTranspose(ctx, &permutation, &output));
+    if (output == nullptr || output->NumElements() == 0) return;
+    const Tensor& input = ctx->input(0);
     absl::InlinedVector<int64_t, 8> dims;
     absl::InlinedVector<int32_t, 8> perm;
     internal::ReduceTransposeDimensions(input.shape().dim_sizes(), permutation,
