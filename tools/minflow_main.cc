@@ -35,6 +35,8 @@ int SummaryMain(const CommandContext& ctx);
 void SummaryHelp(std::ostream& os);
 int ConvertMain(const CommandContext& ctx);
 void ConvertHelp(std::ostream& os);
+int ShowMain(const CommandContext& ctx);
+void ShowHelp(std::ostream& os);
 
 namespace {
 
@@ -60,6 +62,8 @@ constexpr Command kCommands[] = {
      SummaryMain, SummaryHelp},
     {"convert", "convert a GraphDef between binary (.pb) and text (.pbtxt)",
      ConvertMain, ConvertHelp},
+    {"show", "a SavedModel's tag-sets and signatures (inputs, outputs)",
+     ShowMain, ShowHelp},
 };
 
 void PrintUsage(std::ostream& os) {
