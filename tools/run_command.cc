@@ -1,15 +1,25 @@
 // `minflow run GRAPH`: feeds tensors, runs the graph through a Session and
 // prints (or saves) the fetched tensors.
 #include <chrono>
+#include <memory>
 #include <ostream>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/npy.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/runtime/session.h"
+#include "minflow/saved_model/constants.h"
+#include "minflow/saved_model/loader.h"
+#include "minflow/saved_model/signature.h"
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
@@ -21,9 +31,16 @@ namespace tools {
 
 void RunHelp(std::ostream& os) {
   os << R"(Usage: minflow run GRAPH [options]
+       minflow run SAVED_MODEL_DIR [--signature KEY] [--tag_set TAGS] [options]
 
 Runs a GraphDef (binary .pb or text .pbtxt, told apart by content) and prints
 the fetched tensors (large ones summarised).
+
+Given a SavedModel directory, loads it (variables restored, init op run; see
+minflow show DIR for what it holds) and runs one signature: --feed and
+--fetch then name the signature's input and output keys, every output is
+fetched by default, and outputs are printed and saved under their keys.
+--init and --target do not apply there.
 
 Options:
 )";
@@ -31,6 +48,10 @@ Options:
   os << R"(  --repeat N              Run N times and report the first run's time and
                           the others' latency percentiles, as minflow bench
                           does (default 1).
+  --signature KEY         SavedModel: the signature to run (default
+                          serving_default).
+  --tag_set TAGS          SavedModel: the MetaGraph's tags, comma-separated
+                          (default serve).
   --out-dir DIR           Save each fetch as DIR/<fetch>.npy, with characters
                           outside [A-Za-z0-9_.-] in the name turned into '_'
                           (--fetch y:0 writes y_0.npy). DIR and its parents
@@ -42,6 +63,8 @@ Examples:
   minflow run model.pb --feed input=random:float32:[1,224,224,3] --repeat 20
   minflow run add.pbtxt --feed a=[1,2] --feed b=[3,4] --fetch sum:0 \
       --out-dir results --trace add_trace.json
+  minflow run tests/testdata/saved_models/saved_model_half_plus_two_tf2_cpu \
+      --feed x=[1,2,3]
 
 Exit codes: 0 success; 1 the run failed or a file could not be read; 2 usage
 error; 3 the graph does not parse, import, refine or place.
@@ -58,12 +81,79 @@ std::string FileNameFor(const std::string& fetch) {
   return name + ".npy";
 }
 
+// Loads the SavedModel `flags.graph` and turns the signature's keys in
+// --feed and --fetch (every output when none) into its graph's tensors;
+// `labels` are the keys, for printing. On failure `*exit_code` says why.
+Status PrepareSavedModel(GraphRunFlags* flags, const std::string& tag_set,
+                         const std::string& signature_key,
+                         SavedModelBundle* bundle,
+                         std::vector<std::pair<std::string, Tensor>>* feeds,
+                         std::vector<std::string>* labels, int* exit_code) {
+  *exit_code = kExitUsage;
+  if (!flags->init_targets.empty() || !flags->targets.empty()) {
+    return errors::InvalidArgument(
+        "--init and --target do not apply to a SavedModel: it is restored "
+        "and initialised by its own ops, and runs one signature");
+  }
+  std::unordered_set<std::string> tags;
+  for (absl::string_view tag : absl::StrSplit(tag_set, ',')) {
+    tags.emplace(tag);
+  }
+  // --device gpu cannot add device requests to a graph read by the loader;
+  // GPUs are preferred by placement anyway, so only the options apply.
+  GraphDef unused;
+  const SessionOptions options = MakeSessionOptions(*flags, &unused);
+  *exit_code = kExitFailure;
+  MF_RETURN_IF_ERROR(
+      LoadSavedModel(options, RunOptions(), flags->graph, tags, bundle));
+  // From here on, what is wrong is a key on the command line.
+  *exit_code = kExitUsage;
+  MF_ASSIGN_OR_RETURN(
+      SignatureTensors signature,
+      GetSignatureTensors(bundle->meta_graph_def, signature_key));
+  auto find = [&](const std::vector<SignatureTensor>& tensors,
+                  const std::string& key,
+                  const char* what) -> StatusOr<const SignatureTensor*> {
+    std::vector<std::string> keys;
+    for (const SignatureTensor& t : tensors) {
+      if (t.key == key) return &t;
+      keys.push_back(t.key);
+    }
+    return errors::InvalidArgument("signature '", signature_key, "' has no ",
+                                   what, " '", key, "'; its ", what,
+                                   "s: ", absl::StrJoin(keys, ", "));
+  };
+  for (auto& [key, value] : flags->feeds) {
+    MF_ASSIGN_OR_RETURN(const SignatureTensor* input,
+                        find(signature.inputs, key, "input"));
+    key = input->tensor_name;
+  }
+  labels->clear();
+  if (flags->fetches.empty()) {
+    for (const SignatureTensor& output : signature.outputs) {
+      labels->push_back(output.key);
+      flags->fetches.push_back(output.tensor_name);
+    }
+  } else {
+    for (std::string& key : flags->fetches) {
+      MF_ASSIGN_OR_RETURN(const SignatureTensor* output,
+                          find(signature.outputs, key, "output"));
+      labels->push_back(key);
+      key = output->tensor_name;
+    }
+  }
+  return MakeFeeds(bundle->meta_graph_def.graph_def(), *flags, feeds,
+                   exit_code);
+}
+
 }  // namespace
 
 int RunMain(const CommandContext& ctx) {
   GraphRunFlags flags;
   int repeat = 1;
   std::string out_dir;
+  std::string signature_key = kDefaultServingSignatureDefKey;
+  std::string tag_set = kSavedModelTagServe;
   Status parsed = ParseGraphRunFlags(
       ctx.args, &flags,
       [&](const std::string& name, const FlagValueFn& value) -> StatusOr<bool> {
@@ -75,6 +165,14 @@ int RunMain(const CommandContext& ctx) {
         }
         if (name == "--out-dir") {
           MF_RETURN_IF_ERROR(value(&out_dir));
+          return true;
+        }
+        if (name == "--signature") {
+          MF_RETURN_IF_ERROR(value(&signature_key));
+          return true;
+        }
+        if (name == "--tag_set") {
+          MF_RETURN_IF_ERROR(value(&tag_set));
           return true;
         }
         return false;
@@ -93,25 +191,41 @@ int RunMain(const CommandContext& ctx) {
     Status created = CreateOutputDirectory(out_dir);
     if (!created.ok()) return fail(created, kExitFailure);
   }
-  GraphDef graph_def;
-  Status s = ReadGraphDefFile(flags.graph, &graph_def);
-  if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
-
+  Session* session = nullptr;
+  std::unique_ptr<Session> graph_session;
+  SavedModelBundle bundle;  // owns the session of a SavedModel
   std::vector<std::pair<std::string, Tensor>> feeds;
-  int feed_exit_code = kExitFailure;
-  s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
-  if (!s.ok()) return fail(s, feed_exit_code);
-  if (flags.fetches.empty() && flags.targets.empty()) {
-    flags.fetches = DefaultFetches(graph_def);
+  std::vector<std::string> labels;  // how each fetch is printed and saved
+  Status s;
+  if (MaybeSavedModelDirectory(flags.graph)) {
+    int code = kExitFailure;
+    s = PrepareSavedModel(&flags, tag_set, signature_key, &bundle, &feeds,
+                          &labels, &code);
+    if (!s.ok()) return fail(s, code);
+    session = bundle.session.get();
+  } else {
+    GraphDef graph_def;
+    s = ReadGraphDefFile(flags.graph, &graph_def);
+    if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
+
+    int feed_exit_code = kExitFailure;
+    s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
+    if (!s.ok()) return fail(s, feed_exit_code);
+    if (flags.fetches.empty() && flags.targets.empty()) {
+      flags.fetches = DefaultFetches(graph_def);
+    }
+    labels = flags.fetches;
+
+    const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+    WarnWhenNoGpuForDeviceGpu(flags, options, "minflow run", *ctx.err);
+    auto created = Session::Create(graph_def, options);
+    if (!created.ok()) return fail(created.status(), kExitInvalidGraph);
+    graph_session = std::move(created).value();
+    session = graph_session.get();
+
+    s = RunInitTargets(session, flags, feeds);
+    if (!s.ok()) return fail(s, kExitFailure);
   }
-
-  const SessionOptions options = MakeSessionOptions(flags, &graph_def);
-  WarnWhenNoGpuForDeviceGpu(flags, options, "minflow run", *ctx.err);
-  auto session = Session::Create(graph_def, options);
-  if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
-
-  s = RunInitTargets(session->get(), flags, feeds);
-  if (!s.ok()) return fail(s, kExitFailure);
 
   RunOptions run_options;
   if (!flags.trace.empty()) run_options.set_trace_level(RunOptions::FULL_TRACE);
@@ -120,8 +234,8 @@ int RunMain(const CommandContext& ctx) {
   std::vector<double> times_ms;
   for (int r = 0; r < repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    s = (*session)->Run(run_options, feeds, flags.fetches, flags.targets,
-                        &outputs, flags.trace.empty() ? nullptr : &metadata);
+    s = session->Run(run_options, feeds, flags.fetches, flags.targets, &outputs,
+                     flags.trace.empty() ? nullptr : &metadata);
     const auto end = std::chrono::steady_clock::now();
     if (!s.ok()) return fail(s, kExitFailure);
     times_ms.push_back(
@@ -130,11 +244,11 @@ int RunMain(const CommandContext& ctx) {
 
   for (size_t i = 0; i < flags.fetches.size(); ++i) {
     const Tensor& t = outputs[i];
-    *ctx.out << flags.fetches[i] << ": " << DataTypeString(t.dtype()) << " "
+    *ctx.out << labels[i] << ": " << DataTypeString(t.dtype()) << " "
              << t.shape().DebugString() << "\n"
              << t.SummarizeValue(64) << "\n";
     if (!out_dir.empty()) {
-      s = WriteNpyFile(out_dir + "/" + FileNameFor(flags.fetches[i]), t);
+      s = WriteNpyFile(out_dir + "/" + FileNameFor(labels[i]), t);
       if (!s.ok()) return fail(s, kExitFailure);
     }
   }
