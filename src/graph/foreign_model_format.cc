@@ -16,9 +16,9 @@ constexpr char kWhatMinflowRuns[] =
 
 Status SavedModelError() {
   return errors::InvalidArgument(
-      "This is a TensorFlow SavedModel, not a GraphDef: minflow cannot load "
-      "SavedModels yet (issue 22). Freeze it into a GraphDef with "
-      "TensorFlow (convert_variables_to_constants_v2) and pass that; ",
+      "This is a TensorFlow SavedModel, not a GraphDef: give its directory "
+      "to `minflow run` or `minflow show`, or load it with LoadSavedModel "
+      "(minflow/saved_model/loader.h); other commands take GraphDefs; ",
       kWhatMinflowRuns, ".");
 }
 
