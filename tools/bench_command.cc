@@ -27,11 +27,13 @@
 #include "absl/synchronization/mutex.h"
 #include "minflow/config.pb.h"
 #include "minflow/core/allocator.h"
+#include "minflow/framework/node_def_util.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/session.h"
 #include "minflow/runtime/trace.h"
+#include "minflow/saved_model/constants.h"
 #include "minflow/step_stats.pb.h"
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
@@ -55,9 +57,13 @@ resident before the graph was read (the shared libraries and their static
 initialisers, the same for every graph).
 
 /usr/bin/time reads the peak RSS after the process has ended, so it also
-counts the pages the libraries touch while it ends: in a CUDA build, cuBLAS
-touches about 60 MiB more of its code then, and /usr/bin/time's figure is
-that much higher for every minflow command.
+counts the pages the libraries touch while it ends. (A CUDA build loads
+cudart and cuBLAS only for sessions that may use a GPU.)
+
+Given a SavedModel directory, it loads it (the load is the init's first
+part) and measures one signature, as minflow run does: --feed, --fetch and
+--shape name the signature's input and output keys, and inputs not fed get
+random data of their signature dtype and shape.
 
 Placeholders without --feed get random data of their declared dtype and
 shape; unknown dimensions become 1 (and are reported) unless --shape sets
@@ -67,6 +73,8 @@ Options (as for minflow run):
 )";
   PrintGraphRunFlagsHelp(os);
   os << R"(Options for measuring:
+  --signature KEY         SavedModel: the signature (default serving_default).
+  --tag_set TAGS          SavedModel: the MetaGraph's tags (default serve).
   --shape NAME=D0,D1,...  Shape of the random data for Placeholder NAME
                           (repeatable; "NAME=" for a scalar).
   --warmup N              Untimed runs after the first (default 1).
@@ -316,6 +324,9 @@ struct BenchResult {
   int64_t peak_bytes = 0;
   int64_t peak_rss_bytes = 0;
   int64_t start_rss_bytes = 0;  // before the graph was read
+  // A SavedModel: create_ms is its whole load (read, import, restore, init
+  // op) and parse_ms is 0.
+  bool saved_model = false;
   bool profiled = false;
   int profiled_runs = 0;
   OpProfile profile;
@@ -328,6 +339,7 @@ std::string ToJson(const BenchResult& r) {
   os << std::setprecision(6);
   const LatencySummary& l = r.latency;
   os << "{\n  \"graph\": " << JsonQuote(r.graph)
+     << ",\n  \"saved_model\": " << (r.saved_model ? "true" : "false")
      << ",\n  \"nodes\": " << r.num_nodes << ",\n  \"init_ms\": " << r.init_ms
      << ",\n  \"init_breakdown_ms\": {\"parse\": " << r.parse_ms
      << ", \"import_refine\": " << r.create_ms
@@ -376,10 +388,17 @@ std::string ToJson(const BenchResult& r) {
 
 void PrintReport(const BenchResult& r, std::ostream& os) {
   const LatencySummary& l = r.latency;
-  os << absl::StrFormat(
-      "init: %.3f ms (parse %.3f, import+refine %.3f, "
-      "prune+passes+place+kernels %.3f)\n",
-      r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
+  if (r.saved_model) {
+    os << absl::StrFormat(
+        "init: %.3f ms (load the SavedModel: read, import, restore, init op "
+        "%.3f; prune+passes+place+kernels %.3f)\n",
+        r.init_ms, r.create_ms, r.prepare_ms);
+  } else {
+    os << absl::StrFormat(
+        "init: %.3f ms (parse %.3f, import+refine %.3f, "
+        "prune+passes+place+kernels %.3f)\n",
+        r.init_ms, r.parse_ms, r.create_ms, r.prepare_ms);
+  }
   PrintPassRecords(r.passes, os);
   os << absl::StrFormat("first run: %.3f ms\n", r.first_run_ms);
   if (r.concurrency == 1) {
@@ -496,6 +515,8 @@ Status TimedRuns(Session* session, Session::CallableHandle handle,
 int BenchMain(const CommandContext& ctx) {
   GraphRunFlags flags;
   BenchFlags bench;
+  std::string signature_key = kDefaultServingSignatureDefKey;
+  std::string tag_set = kSavedModelTagServe;
   Status parsed = ParseGraphRunFlags(
       ctx.args, &flags,
       [&](const std::string& name, const FlagValueFn& value) -> StatusOr<bool> {
@@ -521,6 +542,10 @@ int BenchMain(const CommandContext& ctx) {
           bench.op_profile = true;
         } else if (name == "--json") {
           MF_RETURN_IF_ERROR(value(&bench.json));
+        } else if (name == "--signature") {
+          MF_RETURN_IF_ERROR(value(&signature_key));
+        } else if (name == "--tag_set") {
+          MF_RETURN_IF_ERROR(value(&tag_set));
         } else {
           return false;
         }
@@ -539,35 +564,100 @@ int BenchMain(const CommandContext& ctx) {
   BenchResult result;
   result.graph = flags.graph;
   result.start_rss_bytes = CurrentRssBytes();
-  const auto parse_start = Clock::now();
-  GraphDef graph_def;
-  Status s = ReadGraphDefFile(flags.graph, &graph_def);
-  if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
-  result.parse_ms = MillisSince(parse_start);
-  result.num_nodes = graph_def.node_size();
-
   std::vector<std::pair<std::string, Tensor>> feeds;
-  int feed_exit_code = kExitFailure;
-  s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
-  if (!s.ok()) return fail(s, feed_exit_code);
   std::vector<std::string> notes;
-  s = AddRandomPlaceholderFeeds(graph_def, bench, flags.seed, &feeds, &notes);
-  if (!s.ok()) return fail(s, kExitFailure);
-  if (flags.fetches.empty() && flags.targets.empty()) {
-    flags.fetches = DefaultFetches(graph_def);
+  // Feeds as reported: a SavedModel's by signature key.
+  std::vector<std::pair<std::string, const Tensor*>> shown_feeds;
+  Session* session = nullptr;
+  std::unique_ptr<Session> graph_session;
+  SavedModelBundle bundle;  // owns a SavedModel's session
+  Status s;
+  if (MaybeSavedModelDirectory(flags.graph)) {
+    result.saved_model = true;
+    std::vector<std::string> fed_keys;
+    for (const auto& [key, value] : flags.feeds) fed_keys.push_back(key);
+    SignatureTensors signature;
+    std::vector<std::string> labels;
+    int code = kExitFailure;
+    const auto load_start = Clock::now();
+    s = PrepareSavedModel(&flags, tag_set, signature_key, &bundle, &signature,
+                          &feeds, &labels, &code);
+    if (!s.ok()) return fail(s, code);
+    result.create_ms = MillisSince(load_start);
+    result.num_nodes = bundle.meta_graph_def.graph_def().node_size();
+    for (size_t i = 0; i < fed_keys.size(); ++i) {
+      shown_feeds.emplace_back(fed_keys[i], &feeds[i].second);
+    }
+    // Random data for the inputs not fed, from their signature dtype and
+    // shape, named by key so that --shape takes keys.
+    GraphDef inputs;
+    for (const SignatureTensor& input : signature.inputs) {
+      if (std::find(fed_keys.begin(), fed_keys.end(), input.key) !=
+          fed_keys.end()) {
+        continue;
+      }
+      NodeDef* n = inputs.add_node();
+      n->set_name(input.key);
+      n->set_op("Placeholder");
+      AddNodeAttr("dtype", input.dtype, n);
+      if (!input.shape.unknown_rank()) {
+        TensorShapeProto shape;
+        input.shape.AsProto(&shape);
+        AddNodeAttr("shape", shape, n);
+      }
+    }
+    std::vector<std::pair<std::string, Tensor>> random;
+    s = AddRandomPlaceholderFeeds(inputs, bench, flags.seed, &random, &notes);
+    if (!s.ok()) return fail(s, kExitFailure);
+    for (auto& [key, tensor] : random) {
+      for (const SignatureTensor& input : signature.inputs) {
+        if (input.key == key) feeds.emplace_back(input.tensor_name, tensor);
+      }
+    }
+    session = bundle.session.get();
+  } else {
+    const auto parse_start = Clock::now();
+    GraphDef graph_def;
+    s = ReadGraphDefFile(flags.graph, &graph_def);
+    if (!s.ok()) return fail(s, ExitCodeForLoadError(s));
+    result.parse_ms = MillisSince(parse_start);
+    result.num_nodes = graph_def.node_size();
+
+    int feed_exit_code = kExitFailure;
+    s = MakeFeeds(graph_def, flags, &feeds, &feed_exit_code);
+    if (!s.ok()) return fail(s, feed_exit_code);
+    s = AddRandomPlaceholderFeeds(graph_def, bench, flags.seed, &feeds, &notes);
+    if (!s.ok()) return fail(s, kExitFailure);
+    if (flags.fetches.empty() && flags.targets.empty()) {
+      flags.fetches = DefaultFetches(graph_def);
+    }
+    for (const auto& [name, tensor] : feeds) {
+      shown_feeds.emplace_back(name, &tensor);
+    }
+
+    const SessionOptions options = MakeSessionOptions(flags, &graph_def);
+    WarnWhenNoGpuForDeviceGpu(flags, options, "minflow bench", *ctx.err);
+    const auto create_start = Clock::now();
+    auto created = Session::Create(graph_def, options);
+    if (!created.ok()) return fail(created.status(), kExitInvalidGraph);
+    result.create_ms = MillisSince(create_start);
+    graph_session = std::move(created).value();
+    session = graph_session.get();
+    s = RunInitTargets(session, flags, feeds);
+    if (!s.ok()) return fail(s, kExitFailure);
   }
 
   *ctx.out << "graph: " << flags.graph << " (" << result.num_nodes
            << " nodes)\n";
   for (const std::string& note : notes) *ctx.out << "feed " << note << "\n";
-  for (const auto& [name, tensor] : feeds) {
+  for (const auto& [name, tensor] : shown_feeds) {
     if (std::find_if(notes.begin(), notes.end(), [&](const std::string& n) {
           return absl::StartsWith(n, name + ":");
         }) != notes.end()) {
       continue;
     }
-    *ctx.out << "feed " << name << ": " << DataTypeString(tensor.dtype()) << " "
-             << tensor.shape().DebugString() << "\n";
+    *ctx.out << "feed " << name << ": " << DataTypeString(tensor->dtype())
+             << " " << tensor->shape().DebugString() << "\n";
   }
   const bool random_feeds =
       !notes.empty() ||
@@ -575,15 +665,6 @@ int BenchMain(const CommandContext& ctx) {
         return absl::StartsWith(f.second, "random:");
       });
   if (random_feeds) *ctx.out << "random data: seed " << flags.seed << "\n";
-
-  const SessionOptions options = MakeSessionOptions(flags, &graph_def);
-  WarnWhenNoGpuForDeviceGpu(flags, options, "minflow bench", *ctx.err);
-  const auto create_start = Clock::now();
-  auto session = Session::Create(graph_def, options);
-  if (!session.ok()) return fail(session.status(), kExitInvalidGraph);
-  result.create_ms = MillisSince(create_start);
-  s = RunInitTargets(session->get(), flags, feeds);
-  if (!s.ok()) return fail(s, kExitFailure);
 
   CallableOptions callable;
   std::vector<Tensor> feed_tensors;
@@ -595,7 +676,7 @@ int BenchMain(const CommandContext& ctx) {
   for (const std::string& t : flags.targets) callable.add_target(t);
   const auto prepare_start = Clock::now();
   Session::CallableHandle timed;
-  s = (*session)->MakeCallable(callable, &timed);
+  s = session->MakeCallable(callable, &timed);
   if (!s.ok()) return fail(s, kExitFailure);
   result.prepare_ms = MillisSince(prepare_start);
   result.init_ms = result.parse_ms + result.create_ms + result.prepare_ms;
@@ -603,20 +684,20 @@ int BenchMain(const CommandContext& ctx) {
   std::vector<Tensor> outputs;
   const auto first_start = Clock::now();
   RunMetadata first_metadata;
-  s = (*session)->RunCallable(timed, feed_tensors, &outputs, &first_metadata);
+  s = session->RunCallable(timed, feed_tensors, &outputs, &first_metadata);
   if (!s.ok()) return fail(s, kExitFailure);
   result.first_run_ms = MillisSince(first_start);
   result.passes.assign(first_metadata.graph_passes().begin(),
                        first_metadata.graph_passes().end());
   for (int i = 0; i < bench.warmup; ++i) {
-    s = (*session)->RunCallable(timed, feed_tensors, &outputs, nullptr);
+    s = session->RunCallable(timed, feed_tensors, &outputs, nullptr);
     if (!s.ok()) return fail(s, kExitFailure);
   }
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
-  s = TimedRuns(session->get(), timed, feed_tensors, bench, &progress,
-                &latencies_us, &result.total_s);
+  s = TimedRuns(session, timed, feed_tensors, bench, &progress, &latencies_us,
+                &result.total_s);
   progress.Done();
   if (!s.ok()) return fail(s, kExitFailure);
   result.concurrency = bench.concurrency;
@@ -635,13 +716,13 @@ int BenchMain(const CommandContext& ctx) {
   if (bench.op_profile || !flags.trace.empty()) {
     callable.mutable_run_options()->set_trace_level(RunOptions::FULL_TRACE);
     Session::CallableHandle traced;
-    s = (*session)->MakeCallable(callable, &traced);
+    s = session->MakeCallable(callable, &traced);
     if (!s.ok()) return fail(s, kExitFailure);
     const int traced_runs = bench.op_profile ? std::min(result.runs, 100) : 1;
     std::vector<StepStats> steps;
     for (int i = 0; i < traced_runs; ++i) {
       RunMetadata metadata;
-      s = (*session)->RunCallable(traced, feed_tensors, &outputs, &metadata);
+      s = session->RunCallable(traced, feed_tensors, &outputs, &metadata);
       if (!s.ok()) return fail(s, kExitFailure);
       steps.push_back(std::move(*metadata.mutable_step_stats()));
     }

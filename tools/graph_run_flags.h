@@ -15,6 +15,8 @@
 #include "minflow/core/tensor.h"
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
+#include "minflow/saved_model/loader.h"
+#include "minflow/saved_model/signature.h"
 #include "minflow/step_stats.pb.h"
 
 namespace minflow {
@@ -103,6 +105,19 @@ Status RunInitTargets(Session* session, const GraphRunFlags& flags,
                       const std::vector<std::pair<std::string, Tensor>>& feeds);
 
 int ExitCodeForLoadError(const Status& status);
+
+// For a SavedModel directory given as GRAPH (run, bench): loads it with the
+// flags' session options and the MetaGraph of `tag_set` (comma-separated),
+// then turns the keys of signature `signature_key` in --feed and --fetch
+// (every output when none) into its graph's tensors and makes the feeds.
+// `*signature` is the signature; `labels` are the fetches' keys, for
+// printing. --init and --target do not apply. On failure `*exit_code` is
+// kExitUsage for a bad key, signature or flag, kExitFailure otherwise.
+Status PrepareSavedModel(GraphRunFlags* flags, const std::string& tag_set,
+                         const std::string& signature_key,
+                         SavedModelBundle* bundle, SignatureTensors* signature,
+                         std::vector<std::pair<std::string, Tensor>>* feeds,
+                         std::vector<std::string>* labels, int* exit_code);
 
 // Writes a step's timeline as Chrome trace-event JSON.
 Status WriteTraceFile(const std::string& path, const StepStats& step_stats);

@@ -81,71 +81,6 @@ std::string FileNameFor(const std::string& fetch) {
   return name + ".npy";
 }
 
-// Loads the SavedModel `flags.graph` and turns the signature's keys in
-// --feed and --fetch (every output when none) into its graph's tensors;
-// `labels` are the keys, for printing. On failure `*exit_code` says why.
-Status PrepareSavedModel(GraphRunFlags* flags, const std::string& tag_set,
-                         const std::string& signature_key,
-                         SavedModelBundle* bundle,
-                         std::vector<std::pair<std::string, Tensor>>* feeds,
-                         std::vector<std::string>* labels, int* exit_code) {
-  *exit_code = kExitUsage;
-  if (!flags->init_targets.empty() || !flags->targets.empty()) {
-    return errors::InvalidArgument(
-        "--init and --target do not apply to a SavedModel: it is restored "
-        "and initialised by its own ops, and runs one signature");
-  }
-  std::unordered_set<std::string> tags;
-  for (absl::string_view tag : absl::StrSplit(tag_set, ',')) {
-    tags.emplace(tag);
-  }
-  // --device gpu cannot add device requests to a graph read by the loader;
-  // GPUs are preferred by placement anyway, so only the options apply.
-  GraphDef unused;
-  const SessionOptions options = MakeSessionOptions(*flags, &unused);
-  *exit_code = kExitFailure;
-  MF_RETURN_IF_ERROR(
-      LoadSavedModel(options, RunOptions(), flags->graph, tags, bundle));
-  // From here on, what is wrong is a key on the command line.
-  *exit_code = kExitUsage;
-  MF_ASSIGN_OR_RETURN(
-      SignatureTensors signature,
-      GetSignatureTensors(bundle->meta_graph_def, signature_key));
-  auto find = [&](const std::vector<SignatureTensor>& tensors,
-                  const std::string& key,
-                  const char* what) -> StatusOr<const SignatureTensor*> {
-    std::vector<std::string> keys;
-    for (const SignatureTensor& t : tensors) {
-      if (t.key == key) return &t;
-      keys.push_back(t.key);
-    }
-    return errors::InvalidArgument("signature '", signature_key, "' has no ",
-                                   what, " '", key, "'; its ", what,
-                                   "s: ", absl::StrJoin(keys, ", "));
-  };
-  for (auto& [key, value] : flags->feeds) {
-    MF_ASSIGN_OR_RETURN(const SignatureTensor* input,
-                        find(signature.inputs, key, "input"));
-    key = input->tensor_name;
-  }
-  labels->clear();
-  if (flags->fetches.empty()) {
-    for (const SignatureTensor& output : signature.outputs) {
-      labels->push_back(output.key);
-      flags->fetches.push_back(output.tensor_name);
-    }
-  } else {
-    for (std::string& key : flags->fetches) {
-      MF_ASSIGN_OR_RETURN(const SignatureTensor* output,
-                          find(signature.outputs, key, "output"));
-      labels->push_back(key);
-      key = output->tensor_name;
-    }
-  }
-  return MakeFeeds(bundle->meta_graph_def.graph_def(), *flags, feeds,
-                   exit_code);
-}
-
 }  // namespace
 
 int RunMain(const CommandContext& ctx) {
@@ -199,8 +134,9 @@ int RunMain(const CommandContext& ctx) {
   Status s;
   if (MaybeSavedModelDirectory(flags.graph)) {
     int code = kExitFailure;
-    s = PrepareSavedModel(&flags, tag_set, signature_key, &bundle, &feeds,
-                          &labels, &code);
+    SignatureTensors signature;
+    s = PrepareSavedModel(&flags, tag_set, signature_key, &bundle, &signature,
+                          &feeds, &labels, &code);
     if (!s.ok()) return fail(s, code);
     session = bundle.session.get();
   } else {

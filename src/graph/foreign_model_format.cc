@@ -17,7 +17,7 @@ constexpr char kWhatMinflowRuns[] =
 Status SavedModelError() {
   return errors::InvalidArgument(
       "This is a TensorFlow SavedModel, not a GraphDef: give its directory "
-      "to `minflow run` or `minflow show`, or load it with LoadSavedModel "
+      "to `minflow run`, `bench` or `show`, or load it with LoadSavedModel "
       "(minflow/saved_model/loader.h); other commands take GraphDefs; ",
       kWhatMinflowRuns, ".");
 }
