@@ -359,7 +359,7 @@ int DotMain(const CommandContext& ctx) {
     return kExitUsage;
   }
   GraphDef graph_def;
-  s = ReadGraphDefFile(flags.graph, &graph_def);
+  s = ReadGraphOrSavedModel(flags.graph, &graph_def);
   if (!s.ok()) {
     *ctx.err << "minflow dot: " << s.message() << "\n";
     return ExitCodeForLoadError(s);

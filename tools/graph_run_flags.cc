@@ -15,9 +15,12 @@
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/tensor_literal.h"
+#include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/trace.h"
+#include "minflow/saved_model.pb.h"
+#include "minflow/saved_model/constants.h"
 #include "tools/command.h"
 #include "tools/output_files.h"
 
@@ -364,6 +367,24 @@ Status RunInitTargets(
     return Status(s.code(), absl::StrCat("--init failed: ", s.message()));
   }
   return OkStatus();
+}
+
+Status ReadGraphOrSavedModel(const std::string& path, GraphDef* graph_def) {
+  if (!MaybeSavedModelDirectory(path)) return ReadGraphDefFile(path, graph_def);
+  SavedModel saved_model;
+  MF_RETURN_IF_ERROR(ReadSavedModel(path, &saved_model));
+  std::vector<std::string> tag_sets;
+  for (const MetaGraphDef& meta_graph : saved_model.meta_graphs()) {
+    const auto& tags = meta_graph.meta_info_def().tags();
+    if (tags.size() == 1 && tags[0] == kSavedModelTagServe) {
+      *graph_def = meta_graph.graph_def();
+      return OkStatus();
+    }
+    tag_sets.push_back("'" + absl::StrJoin(tags, ",") + "'");
+  }
+  return errors::NotFound(
+      "SavedModel ", path, " has no MetaGraph tagged 'serve' (its tag-sets: ",
+      absl::StrJoin(tag_sets, " "), "); minflow run and bench take --tag_set");
 }
 
 Status PrepareSavedModel(GraphRunFlags* flags, const std::string& tag_set,

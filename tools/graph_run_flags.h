@@ -106,6 +106,12 @@ Status RunInitTargets(Session* session, const GraphRunFlags& flags,
 
 int ExitCodeForLoadError(const Status& status);
 
+// GRAPH as a GraphDef, for the commands that read a graph without running
+// it (infer, validate, dot, summary, optimize): the file, or, for a
+// SavedModel directory, the graph (with its functions) of its MetaGraph
+// tagged "serve", its variables not read. Errors as ReadGraphDefFile's.
+Status ReadGraphOrSavedModel(const std::string& path, GraphDef* graph_def);
+
 // For a SavedModel directory given as GRAPH (run, bench): loads it with the
 // flags' session options and the MetaGraph of `tag_set` (comma-separated),
 // then turns the keys of signature `signature_key` in --feed and --fetch

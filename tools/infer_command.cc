@@ -56,7 +56,7 @@ int InferMain(const CommandContext& ctx) {
     return kExitUsage;
   }
   GraphDef graph;
-  Status s = ReadGraphDefFile(ctx.args[0], &graph);
+  Status s = ReadGraphOrSavedModel(ctx.args[0], &graph);
   if (!s.ok()) {
     *ctx.err << "minflow infer: " << s.message() << "\n";
     return ExitCodeForLoadError(s);

@@ -114,7 +114,7 @@ int OptimizeMain(const CommandContext& ctx) {
   if (output.empty()) return usage("-o OUT is missing");
 
   GraphDef graph_def;
-  Status s = ReadGraphDefFile(graph_path, &graph_def);
+  Status s = ReadGraphOrSavedModel(graph_path, &graph_def);
   if (!s.ok()) {
     *ctx.err << "minflow optimize: " << s.message() << "\n";
     return ExitCodeForLoadError(s);

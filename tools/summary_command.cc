@@ -106,7 +106,7 @@ int SummaryMain(const CommandContext& ctx) {
   }
   const std::string& path = ctx.args[0];
   GraphDef graph_def;
-  const Status read = ReadGraphDefFile(path, &graph_def);
+  const Status read = ReadGraphOrSavedModel(path, &graph_def);
   if (!read.ok()) {
     *ctx.err << "minflow summary: " << read.message() << "\n";
     return ExitCodeForLoadError(read);

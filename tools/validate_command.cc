@@ -52,7 +52,7 @@ int ValidateMain(const CommandContext& ctx) {
   }
   const std::string& path = ctx.args[0];
   GraphDef graph_def;
-  const Status read = ReadGraphDefFile(path, &graph_def);
+  const Status read = ReadGraphOrSavedModel(path, &graph_def);
   if (!read.ok()) {
     *ctx.err << "minflow validate: " << read.message() << "\n";
     return ExitCodeForLoadError(read);

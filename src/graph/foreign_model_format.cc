@@ -16,9 +16,9 @@ constexpr char kWhatMinflowRuns[] =
 
 Status SavedModelError() {
   return errors::InvalidArgument(
-      "This is a TensorFlow SavedModel, not a GraphDef: give its directory "
-      "to `minflow run`, `bench` or `show`, or load it with LoadSavedModel "
-      "(minflow/saved_model/loader.h); other commands take GraphDefs; ",
+      "This is a TensorFlow SavedModel, not a GraphDef: give the minflow "
+      "command its directory instead, or load it with LoadSavedModel "
+      "(minflow/saved_model/loader.h); ",
       kWhatMinflowRuns, ".");
 }
 
