@@ -1,5 +1,9 @@
 #include "minflow/io/tensor_bundle.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -113,16 +117,6 @@ Status ParseHeader(table::Table& table, BundleHeaderProto* header) {
     }
   }
   return OkStatus();
-}
-
-StatusOr<int64_t> FileSize(const std::string& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) {
-    return errors::NotFound("cannot read the size of ", path, ": ",
-                            ec.message());
-  }
-  return static_cast<int64_t>(size);
 }
 
 }  // namespace
@@ -264,7 +258,37 @@ BundleReader::BundleReader(std::string prefix,
       table_(std::move(table)),
       num_shards_(num_shards) {}
 
-BundleReader::~BundleReader() = default;
+BundleReader::~BundleReader() {
+  absl::MutexLock lock(&files_mu_);
+  for (const DataFile& file : files_) {
+    if (file.fd >= 0) close(file.fd);
+  }
+}
+
+Status BundleReader::GetDataFile(int32_t shard, const std::string& path,
+                                 DataFile* file) const {
+  absl::MutexLock lock(&files_mu_);
+  if (files_.empty()) files_.resize(num_shards_);
+  DataFile& cached = files_[shard];
+  if (cached.fd < 0) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return errors::NotFound("cannot open checkpoint data file ", path, ": ",
+                              std::strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      const int error = errno;
+      close(fd);
+      return errors::NotFound("cannot read the size of ", path, ": ",
+                              std::strerror(error));
+    }
+    cached.fd = fd;
+    cached.size = static_cast<int64_t>(st.st_size);
+  }
+  *file = cached;
+  return OkStatus();
+}
 
 StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(
     const std::string& prefix) {
@@ -360,7 +384,9 @@ Status BundleReader::Lookup(absl::string_view key, Tensor* tensor) const {
   }
   const std::string data_file =
       DataFilename(prefix_, entry.shard_id(), num_shards_);
-  MF_ASSIGN_OR_RETURN(const int64_t file_size, FileSize(data_file));
+  DataFile file;
+  MF_RETURN_IF_ERROR(GetDataFile(entry.shard_id(), data_file, &file));
+  const int64_t file_size = file.size;
   const int64_t offset = entry.offset();
   const int64_t size = entry.size();
   if (offset < 0 || size < 0 || offset > file_size ||
@@ -389,14 +415,19 @@ Status BundleReader::Lookup(absl::string_view key, Tensor* tensor) const {
                             " strings");
   }
   std::string buf(static_cast<size_t>(size), '\0');
-  {
-    std::ifstream in(data_file, std::ios::binary);
-    in.seekg(offset);
-    in.read(buf.data(), size);
-    if (!in || in.gcount() != size) {
+  // pread: no shared file position, so lookups on several threads share
+  // the descriptor.
+  for (int64_t done = 0; done < size;) {
+    const ssize_t n = pread(file.fd, buf.data() + done,
+                            static_cast<size_t>(size - done), offset + done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
       return errors::DataLoss("checkpoint ", data_file, ": cannot read ", size,
-                              " bytes at offset ", offset, " for key ", key);
+                              " bytes at offset ", offset, " for key ", key,
+                              n < 0 ? absl::StrCat(": ", std::strerror(errno))
+                                    : std::string(": the file ends early"));
     }
+    done += n;
   }
   auto checksum_error = [&](uint32_t actual) {
     return errors::DataLoss("Checksum does not match: stored ", entry.crc32c(),

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
@@ -114,9 +115,21 @@ class BundleReader {
   Status GetEntry(absl::string_view key, BundleEntryProto* entry,
                   TensorShape* shape) const;
 
+  // A data shard's descriptor and size, opened at its first lookup and kept
+  // for the reader's life: a restore reads many tensors from one shard.
+  struct DataFile {
+    int fd = -1;
+    int64_t size = 0;
+  };
+  Status GetDataFile(int32_t shard, const std::string& path,
+                     DataFile* file) const;
+
   std::string prefix_;
   std::unique_ptr<table::Table> table_;
   int32_t num_shards_ = 1;
+  // Lookup is const and may be called from several threads.
+  mutable absl::Mutex files_mu_;
+  mutable std::vector<DataFile> files_ ABSL_GUARDED_BY(files_mu_);
 };
 
 // Merges the bundles at `prefixes` into one at `merged_prefix`: their data
