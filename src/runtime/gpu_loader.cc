@@ -59,18 +59,11 @@ std::string GpuLibraryPath() {
 using CreateGpuDevicesFn = Status (*)(const SessionOptions&,
                                       std::vector<std::unique_ptr<Device>>*);
 
-struct GpuLibrary {
-  CreateGpuDevicesFn create = nullptr;
-  std::string error;  // why it is not loaded
-};
-
-const GpuLibrary& LoadGpuLibrary() {
-  static const GpuLibrary* library = [] {
-    auto* lib = new GpuLibrary;
-    if (!NvidiaDriverPresent()) {
-      lib->error = "no NVIDIA driver on this machine";
-      return lib;
-    }
+// The loaded library's device factory, or null when it is not available
+// (said once, as a warning, when it failed to load).
+CreateGpuDevicesFn LoadGpuLibrary() {
+  static const CreateGpuDevicesFn create = []() -> CreateGpuDevicesFn {
+    if (!NvidiaDriverPresent()) return nullptr;
     const std::string path = GpuLibraryPath();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (handle == nullptr) {
@@ -79,34 +72,37 @@ const GpuLibrary& LoadGpuLibrary() {
     }
     if (handle == nullptr) {
       const char* why = dlerror();
-      lib->error = why != nullptr ? why : "dlopen failed";
       MF_LOG(WARNING) << "Cannot load the GPU layer (" << path
-                      << "): " << lib->error << "; running on the CPU";
-      return lib;
+                      << "): " << (why != nullptr ? why : "dlopen failed")
+                      << "; running on the CPU";
+      return nullptr;
     }
-    lib->create = reinterpret_cast<CreateGpuDevicesFn>(
+    auto* fn = reinterpret_cast<CreateGpuDevicesFn>(
         dlsym(handle, kCreateGpuDevicesSymbol));
-    if (lib->create == nullptr) {
-      lib->error =
-          std::string(kGpuLibraryName) + " has no " + kCreateGpuDevicesSymbol;
-      MF_LOG(WARNING) << lib->error << "; running on the CPU";
+    if (fn == nullptr) {
+      MF_LOG(WARNING) << kGpuLibraryName << " has no "
+                      << kCreateGpuDevicesSymbol << "; running on the CPU";
     }
-    return lib;
+    return fn;
   }();
-  return *library;
+  return create;
 }
 
 Status CreateGpuDevicesOnDemand(const SessionOptions& options,
                                 std::vector<std::unique_ptr<Device>>* devices) {
-  const GpuLibrary& library = LoadGpuLibrary();
-  if (library.create == nullptr) return OkStatus();
-  return library.create(options, devices);
+  const CreateGpuDevicesFn create = LoadGpuLibrary();
+  if (create == nullptr) return OkStatus();
+  return create(options, devices);
 }
 
 }  // namespace
 
 bool GpuLibraryLoaded() {
-  return dlopen(kGpuLibraryName, RTLD_NOW | RTLD_NOLOAD) != nullptr;
+  // RTLD_NOLOAD loads nothing; the handle it returns holds a reference.
+  void* handle = dlopen(kGpuLibraryName, RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  dlclose(handle);
+  return true;
 }
 
 void RegisterLazyGpuDeviceFactory() {

@@ -137,20 +137,21 @@ Status ResourceMgr::LookupInternal(const std::string& container,
   MF_RETURN_IF_ERROR(DoLookup(container, std::type_index(typeid(T)),
                               typeid(T).name(), name, !use_dynamic_cast,
                               &found));
-  T* typed = nullptr;
   if constexpr (use_dynamic_cast) {
-    typed = dynamic_cast<T*>(found);
+    // DoLookup matched the name only: the type may still be another.
+    T* typed = dynamic_cast<T*>(found);
+    if (typed == nullptr) {
+      const std::string actual = found->DebugString();
+      found->Unref();
+      return errors::InvalidArgument(
+          "Resource ", container, "/", name, " is not a ",
+          internal::DemangleTypeName(typeid(T).name()), ": ", actual);
+    }
+    *resource = typed;
   } else {
-    typed = static_cast<T*>(found);
+    // DoLookup matched the type too.
+    *resource = static_cast<T*>(found);
   }
-  if (typed == nullptr) {
-    const std::string actual = found->DebugString();
-    found->Unref();
-    return errors::InvalidArgument(
-        "Resource ", container, "/", name, " is not a ",
-        internal::DemangleTypeName(typeid(T).name()), ": ", actual);
-  }
-  *resource = typed;
   return OkStatus();
 }
 
