@@ -27,23 +27,13 @@
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
 #include "tests/cuda/custom_op_cases.h"
+#include "tests/cuda/gpu_test_util.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace minflow {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Skips the test, with the reason, unless this machine has a GPU.
-#define MF_SKIP_WITHOUT_GPU()                                             \
-  do {                                                                    \
-    int gpus = 0;                                                         \
-    MF_ASSERT_OK(GetGpuCount(&gpus));                                     \
-    if (gpus == 0) {                                                      \
-      GTEST_SKIP() << "no GPU on this machine: the GPU kernels are only " \
-                      "compiled here";                                    \
-    }                                                                     \
-  } while (0)
 
 // x = Placeholder(dtype); op = `op`(x) with T = dtype and `attrs`.
 GraphDef OpGraph(const std::string& op, DataType dtype,

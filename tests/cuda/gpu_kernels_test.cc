@@ -24,6 +24,7 @@
 #include "minflow/cuda/gpu_info.h"
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
+#include "tests/cuda/gpu_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -33,16 +34,6 @@ namespace {
 using ::minflow::testing::ParseTextProtoOrDie;
 using ::minflow::testing::StatusIs;
 using ::testing::HasSubstr;
-
-bool HaveGpu() {
-  int count = 0;
-  return GetGpuCount(&count).ok() && count > 0;
-}
-
-#define MF_SKIP_WITHOUT_GPU()                                             \
-  if (!HaveGpu())                                                         \
-  GTEST_SKIP() << "no GPU on this machine: the GPU kernels are compiled " \
-                  "here and run on a GPU machine (scripts/gpu_check.sh)"
 
 Tensor Random(const std::vector<int64_t>& dims, float lo, float hi,
               unsigned seed) {
