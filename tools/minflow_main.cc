@@ -37,6 +37,8 @@ int ConvertMain(const CommandContext& ctx);
 void ConvertHelp(std::ostream& os);
 int ShowMain(const CommandContext& ctx);
 void ShowHelp(std::ostream& os);
+int FreezeMain(const CommandContext& ctx);
+void FreezeHelp(std::ostream& os);
 
 namespace {
 
@@ -64,6 +66,8 @@ constexpr Command kCommands[] = {
      ConvertMain, ConvertHelp},
     {"show", "a SavedModel's tag-sets and signatures (inputs, outputs)",
      ShowMain, ShowHelp},
+    {"freeze", "a SavedModel signature as one GraphDef, variables as Consts",
+     FreezeMain, FreezeHelp},
 };
 
 void PrintUsage(std::ostream& os) {

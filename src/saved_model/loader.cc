@@ -25,6 +25,7 @@
 #include "minflow/graph/tensor_id.h"
 #include "minflow/saved_model.pb.h"
 #include "minflow/saved_model/constants.h"
+#include "src/saved_model/loader_internal.h"
 
 namespace minflow {
 namespace {
@@ -290,20 +291,20 @@ bool MaybeSavedModelDirectory(const std::string& export_dir) {
              (fs::path(export_dir) / kSavedModelFilenamePbTxt).string());
 }
 
-Status LoadSavedModel(const SessionOptions& session_options,
-                      const RunOptions& run_options,
-                      const std::string& export_dir,
-                      const std::unordered_set<std::string>& tags,
-                      SavedModelBundle* bundle) {
-  if (bundle == nullptr) {
-    return errors::InvalidArgument("LoadSavedModel: bundle must not be null");
-  }
-  SavedModel saved_model;
-  std::string file;
-  MF_RETURN_IF_ERROR(ReadSavedModelFile(export_dir, &saved_model, &file));
-  MetaGraphDef meta_graph;
-  MF_RETURN_IF_ERROR(FindMetaGraphDef(file, tags, &saved_model, &meta_graph));
+namespace internal {
 
+Status ReadMetaGraph(const std::string& export_dir,
+                     const std::unordered_set<std::string>& tags,
+                     MetaGraphDef* meta_graph, std::string* file) {
+  SavedModel saved_model;
+  MF_RETURN_IF_ERROR(ReadSavedModelFile(export_dir, &saved_model, file));
+  return FindMetaGraphDef(*file, tags, &saved_model, meta_graph);
+}
+
+Status LoadMetaGraph(const SessionOptions& session_options,
+                     const RunOptions& run_options,
+                     const std::string& export_dir, const std::string& file,
+                     MetaGraphDef meta_graph, SavedModelBundle* bundle) {
   std::vector<std::pair<std::string, Tensor>> assets;
   MF_RETURN_IF_ERROR(
       errors::Prefix(AssetFeeds(export_dir, meta_graph, &assets), file, ": "));
@@ -328,6 +329,24 @@ Status LoadSavedModel(const SessionOptions& session_options,
   bundle->session = *std::move(session);
   bundle->meta_graph_def = std::move(meta_graph);
   return OkStatus();
+}
+
+}  // namespace internal
+
+Status LoadSavedModel(const SessionOptions& session_options,
+                      const RunOptions& run_options,
+                      const std::string& export_dir,
+                      const std::unordered_set<std::string>& tags,
+                      SavedModelBundle* bundle) {
+  if (bundle == nullptr) {
+    return errors::InvalidArgument("LoadSavedModel: bundle must not be null");
+  }
+  MetaGraphDef meta_graph;
+  std::string file;
+  MF_RETURN_IF_ERROR(
+      internal::ReadMetaGraph(export_dir, tags, &meta_graph, &file));
+  return internal::LoadMetaGraph(session_options, run_options, export_dir, file,
+                                 std::move(meta_graph), bundle);
 }
 
 }  // namespace minflow
