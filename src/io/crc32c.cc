@@ -3,6 +3,10 @@
 #include <array>
 #include <cstring>
 
+#if defined(__SSE4_2__)
+#include <nmmintrin.h>
+#endif
+
 namespace minflow {
 namespace crc32c {
 namespace {
@@ -43,6 +47,25 @@ inline uint32_t LoadLE32(const unsigned char* p) {
 }  // namespace
 
 uint32_t Extend(uint32_t init_crc, const char* data, size_t n) {
+#if defined(__SSE4_2__)
+  // The CRC32 instruction computes this very polynomial, 8 bytes at a time:
+  // several times the tables' speed on a restore's megabytes of weights.
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+  uint64_t crc64 = ~init_crc;
+  for (; n >= 8; n -= 8, bytes += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes, sizeof(word));
+    crc64 = _mm_crc32_u64(crc64, word);
+  }
+  uint32_t crc32 = static_cast<uint32_t>(crc64);
+  for (; n > 0; --n, ++bytes) crc32 = _mm_crc32_u8(crc32, *bytes);
+  return ~crc32;
+#else
+  return ExtendPortable(init_crc, data, n);
+#endif
+}
+
+uint32_t ExtendPortable(uint32_t init_crc, const char* data, size_t n) {
   const auto& t = GetTables().t;
   const auto* p = reinterpret_cast<const unsigned char*>(data);
   uint32_t crc = ~init_crc;

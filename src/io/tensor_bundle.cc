@@ -414,42 +414,51 @@ Status BundleReader::Lookup(absl::string_view key, Tensor* tensor) const {
                             size, " bytes, too few for ", num_elements,
                             " strings");
   }
-  std::string buf(static_cast<size_t>(size), '\0');
   // pread: no shared file position, so lookups on several threads share
   // the descriptor.
-  for (int64_t done = 0; done < size;) {
-    const ssize_t n = pread(file.fd, buf.data() + done,
-                            static_cast<size_t>(size - done), offset + done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      return errors::DataLoss("checkpoint ", data_file, ": cannot read ", size,
-                              " bytes at offset ", offset, " for key ", key,
-                              n < 0 ? absl::StrCat(": ", std::strerror(errno))
-                                    : std::string(": the file ends early"));
+  auto read_into = [&](char* dest) -> Status {
+    for (int64_t done = 0; done < size;) {
+      const ssize_t n = pread(file.fd, dest + done,
+                              static_cast<size_t>(size - done), offset + done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        return errors::DataLoss("checkpoint ", data_file, ": cannot read ",
+                                size, " bytes at offset ", offset, " for key ",
+                                key,
+                                n < 0 ? absl::StrCat(": ", std::strerror(errno))
+                                      : std::string(": the file ends early"));
+      }
+      done += n;
     }
-    done += n;
-  }
+    return OkStatus();
+  };
   auto checksum_error = [&](uint32_t actual) {
     return errors::DataLoss("Checksum does not match: stored ", entry.crc32c(),
                             " vs. calculated on the restored bytes ", actual,
                             " (checkpoint ", data_file, ", key ", key, ")");
   };
   if (dtype != DT_STRING) {
-    const uint32_t actual = crc32c::Mask(crc32c::Value(buf.data(), buf.size()));
+    // Straight into the tensor's buffer: a restore of megabytes of weights
+    // touches them once to read and once to check.
+    Tensor out(dtype, shape);
+    char* bytes = size > 0 ? static_cast<char*>(out.data()) : nullptr;
+    if (size > 0) MF_RETURN_IF_ERROR(read_into(bytes));
+    const uint32_t actual =
+        crc32c::Mask(crc32c::Value(bytes, static_cast<size_t>(size)));
     if (actual != entry.crc32c()) return checksum_error(actual);
     if (dtype == DT_BOOL) {
-      for (char c : buf) {
-        if (c != 0 && c != 1) {
+      for (int64_t i = 0; i < size; ++i) {
+        if (bytes[i] != 0 && bytes[i] != 1) {
           return errors::DataLoss("checkpoint ", data_file, ": key ", key,
                                   " holds a bool that is neither 0 nor 1");
         }
       }
     }
-    Tensor out(dtype, shape);
-    if (size > 0) std::memcpy(out.data(), buf.data(), buf.size());
     *tensor = std::move(out);
     return OkStatus();
   }
+  std::string buf(static_cast<size_t>(size), '\0');
+  MF_RETURN_IF_ERROR(read_into(buf.data()));
   // Strings: lengths, their checksum, then the bytes.
   const char* p = buf.data();
   const char* const limit = p + buf.size();

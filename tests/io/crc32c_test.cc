@@ -43,6 +43,23 @@ TEST(Crc32cTest, UnalignedStartsGiveTheSameValue) {
             Value(data.data(), data.size()));
 }
 
+TEST(Crc32cTest, ExtendAgreesWithThePortableTablesAtEveryLengthAndOffset) {
+  std::string data(1000, '\0');
+  uint32_t state = 12345;
+  for (char& c : data) {
+    state = state * 1664525u + 1013904223u;
+    c = static_cast<char>(state >> 24);
+  }
+  EXPECT_EQ(ExtendPortable(0, "123456789", 9), 0xE3069283u);
+  for (size_t offset = 0; offset < 9; ++offset) {
+    for (size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 500, 991}) {
+      EXPECT_EQ(Extend(0x1234u, data.data() + offset, n),
+                ExtendPortable(0x1234u, data.data() + offset, n))
+          << "offset " << offset << ", length " << n;
+    }
+  }
+}
+
 TEST(Crc32cTest, MaskIsInvertibleAndChangesTheValue) {
   const uint32_t crc = Value("foo", 3);
   EXPECT_NE(Mask(crc), crc);

@@ -11,7 +11,12 @@ namespace crc32c {
 
 // The CRC32C of data[0, n) appended to a stream whose CRC32C so far is
 // `init_crc` (0 for an empty stream).
+// Uses the SSE4.2 CRC32 instruction where the build targets it.
 uint32_t Extend(uint32_t init_crc, const char* data, size_t n);
+
+// Extend without special instructions (slicing-by-8 tables): what Extend is
+// on CPUs without SSE4.2, and the reference it is tested against.
+uint32_t ExtendPortable(uint32_t init_crc, const char* data, size_t n);
 
 // The CRC32C of data[0, n).
 inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
