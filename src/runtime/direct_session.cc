@@ -308,7 +308,16 @@ Status DirectSession::RunSignature(const CallSignature& sig,
     }
     frame.args.push_back(feed_tensors[i]);
   }
+  // As TensorFlow: -1 is the caller's thread; minflow has one inter-op pool
+  // per session, index 0 (session_inter_op_thread_pool is not supported).
+  const int32_t pool_index = run_options.inter_op_thread_pool();
+  if (pool_index != 0 && pool_index != -1) {
+    return errors::InvalidArgument(
+        "Invalid inter_op_thread_pool: ", pool_index,
+        " (minflow has the session's pool, 0, and the caller's thread, -1)");
+  }
   Executor::Args args;
+  args.run_inline = pool_index == -1;
   args.step_id = step_id_.fetch_add(1);
   args.call_frame = &frame;
   args.timeout_ms = run_options.timeout_in_ms() > 0

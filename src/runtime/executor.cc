@@ -228,6 +228,9 @@ struct StepState {
   CancellationManager local_cancellation;
   CancellationManager* cancellation = nullptr;
   OpKernelContext::Runner runner;
+  // The inter-op pool of this step: null when the executor has none or the
+  // step runs on the caller's thread (Args::run_inline).
+  thread::ThreadPool* pool = nullptr;
   absl::Notification done;
   // Control flow only (Note [Control flow]).
   absl::Mutex cf_mu;
@@ -701,7 +704,7 @@ void FinishNodes(StepState* s, int64_t count) {
 // here when nothing cheap is left, to save a thread hop).
 void RunReady(std::shared_ptr<StepState> s, ReadyList ready) {
   const Executor::Impl* impl = s->impl;
-  thread::ThreadPool* pool = impl->options.inter_op_pool;
+  thread::ThreadPool* pool = s->pool;
   std::deque<TaggedNode> inline_queue;
   auto dispatch = [&](ReadyList& nodes) {
     const TaggedNode* keep = nullptr;
@@ -964,7 +967,9 @@ Status Executor::Run(const Args& args) const {
     s->retvals.assign(impl.num_retvals,
                       impl.has_control_flow ? DeadTensor() : Tensor());
   }
-  thread::ThreadPool* pool = impl.options.inter_op_pool;
+  thread::ThreadPool* pool =
+      args.run_inline ? nullptr : impl.options.inter_op_pool;
+  s->pool = pool;
   if (pool != nullptr) {
     s->runner = [pool](std::function<void()> fn) {
       pool->Schedule(std::move(fn));

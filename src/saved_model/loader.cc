@@ -318,12 +318,19 @@ Status LoadMetaGraph(const SessionOptions& session_options,
     return errors::Prefix(session.status(), file,
                           ": creating a session from the MetaGraph's graph: ");
   }
-  MF_RETURN_IF_ERROR(RunRestore(run_options, export_dir, file, meta_graph,
+  // The restore and init graphs run once and are small: on the caller's
+  // thread, they skip the hand-off to an inter-op thread (unless the caller
+  // chose a pool).
+  RunOptions once_options = run_options;
+  if (once_options.inter_op_thread_pool() == 0) {
+    once_options.set_inter_op_thread_pool(-1);
+  }
+  MF_RETURN_IF_ERROR(RunRestore(once_options, export_dir, file, meta_graph,
                                 assets, session->get()));
   if (!init_op.empty()) {
     std::vector<Tensor> outputs;
     MF_RETURN_IF_ERROR(errors::Prefix(
-        (*session)->Run(run_options, assets, {}, {init_op}, &outputs, nullptr),
+        (*session)->Run(once_options, assets, {}, {init_op}, &outputs, nullptr),
         file, ": running the init op ", init_op, ": "));
   }
   bundle->session = *std::move(session);

@@ -376,6 +376,29 @@ TEST(SessionTest, TraceFillsStepStats) {
   }
 }
 
+TEST(SessionTest, InterOpThreadPoolMinusOneRunsOnTheCallersThread) {
+  auto session = MakeSession(kDiamond, /*inter_op=*/2);
+  RunOptions options;
+  options.set_trace_level(RunOptions::FULL_TRACE);
+  options.set_inter_op_thread_pool(-1);
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run(options, {}, {"sum"}, {}, &out, &metadata));
+  EXPECT_EQ(Scalar(out[0]), 4.0f);
+  ASSERT_EQ(metadata.step_stats().dev_stats_size(), 1);
+  const auto& dev = metadata.step_stats().dev_stats(0);
+  ASSERT_EQ(dev.node_stats_size(), 4);
+  // Thread 0 is the caller; pool threads are 1 and up.
+  for (const auto& ns : dev.node_stats()) {
+    EXPECT_EQ(ns.thread_id(), 0u) << ns.node_name();
+  }
+
+  options.set_inter_op_thread_pool(1);
+  EXPECT_THAT(session->Run(options, {}, {"sum"}, {}, &out, &metadata),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Invalid inter_op_thread_pool: 1")));
+}
+
 TEST(SessionTest, ClosedSessionRefusesRuns) {
   auto session = MakeSession(kDiamond);
   MF_ASSERT_OK(session->Close());

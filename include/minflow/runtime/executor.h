@@ -81,6 +81,10 @@ class Executor {
     int64_t timeout_ms = 0;
     // Optional: receives one NodeExecStats per node run, per device.
     StepStats* step_stats = nullptr;
+    // Every node runs on the calling thread, none on the inter-op pool
+    // (TensorFlow's RunOptions.inter_op_thread_pool = -1): no thread hop,
+    // for small graphs run once.
+    bool run_inline = false;
   };
 
   // Runs one step. Returns the first error, with the failing node and op
