@@ -126,6 +126,11 @@ int ShowMain(const CommandContext& ctx) {
     *ctx.err << "minflow show: " << s.message() << "\n";
     return kExitFailure;
   }
+  if (saved_model.meta_graphs_size() == 0) {
+    *ctx.err << "minflow show: the SavedModel in " << flags.dir
+             << " holds no MetaGraph (an empty or truncated saved_model.pb?)\n";
+    return kExitFailure;
+  }
   std::vector<std::string> wanted_tags;
   if (!flags.tag_set.empty()) {
     for (absl::string_view tag : absl::StrSplit(flags.tag_set, ',')) {

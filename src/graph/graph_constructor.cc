@@ -508,8 +508,23 @@ Status ParseGraphDef(absl::string_view bytes, GraphDef* graph_def) {
 Status ReadGraphDefFile(const std::string& path, GraphDef* graph_def) {
   // A directory opens as a stream that reads nothing: an empty graph.
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
+  const std::filesystem::file_status status =
+      std::filesystem::status(path, error);
+  if (std::filesystem::is_directory(status)) {
     return internal::RejectDirectory(path);
+  }
+  // A device or a pipe reads as anything or nothing; /dev/null would be an
+  // empty graph that "validates".
+  if (std::filesystem::exists(status) &&
+      !std::filesystem::is_regular_file(status)) {
+    return errors::FailedPrecondition(
+        "Cannot open graph file '", path, "': it is not a regular file (",
+        std::filesystem::is_character_file(status) ? "a character device"
+        : std::filesystem::is_block_file(status)   ? "a block device"
+        : std::filesystem::is_fifo(status)         ? "a pipe"
+        : std::filesystem::is_socket(status)       ? "a socket"
+                                                   : "not a file",
+        ")");
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) return errors::NotFound("Cannot open graph file '", path, "'");
