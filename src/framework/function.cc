@@ -293,6 +293,14 @@ Status ValidateFunctionDef(const FunctionDef& fdef) {
                                          "' is invalid or used twice"));
     }
   }
+  for (const auto& [index, unused] : fdef.arg_attr()) {
+    if (index >= static_cast<uint32_t>(sig.input_arg_size())) {
+      return FunctionError(
+          fname, errors::InvalidArgument("`arg_attr` names input arg ", index,
+                                         ", but the function has ",
+                                         sig.input_arg_size()));
+    }
+  }
   absl::flat_hash_set<std::string> nodes;
   for (const NodeDef& node : fdef.node_def()) {
     if (!IsValidFunctionName(node.name())) {
@@ -405,7 +413,11 @@ Status InstantiateFunction(const FunctionDef& fdef, AttrSlice call_attrs,
   GraphDef& body = result->body;
   // Arg name -> the "node:port" of each of its tensors.
   absl::flat_hash_map<std::string, std::vector<std::string>> arg_tensors;
-  for (const OpDef::ArgDef& arg : sig.input_arg()) {
+  for (int arg_index = 0; arg_index < sig.input_arg_size(); ++arg_index) {
+    const OpDef::ArgDef& arg = sig.input_arg(arg_index);
+    // The arg's attrs (_output_shapes, _user_specified_name, ...) go onto
+    // each of its _Arg nodes, as TensorFlow puts them.
+    auto arg_attrs = fdef.arg_attr().find(static_cast<uint32_t>(arg_index));
     DataTypeVector types;
     Status s = ArgTypes(arg, attrs, &types);
     if (!s.ok()) return FunctionError(fname, s);
@@ -418,6 +430,11 @@ Status InstantiateFunction(const FunctionDef& fdef, AttrSlice call_attrs,
                                         ? arg.name()
                                         : absl::StrCat(arg.name(), "_", i)));
       n->set_op("_Arg");
+      if (arg_attrs != fdef.arg_attr().end()) {
+        for (const auto& [key, value] : arg_attrs->second.attr()) {
+          if (key != "T" && key != "index") (*n->mutable_attr())[key] = value;
+        }
+      }
       AddNodeAttr("T", types[i], n);
       AddNodeAttr("index", static_cast<int64_t>(result->arg_types.size()), n);
       result->arg_types.push_back(types[i]);

@@ -219,6 +219,35 @@ TEST(InstantiateFunctionTest, SubstitutesPlaceholdersAndResolvesPorts) {
   EXPECT_THAT(ret->input(), ElementsAre("add:0"));
 }
 
+TEST(InstantiateFunctionTest, ArgAttrsGoOntoTheArgNodes) {
+  FunctionDef f = AddOne();
+  auto& arg_attrs = (*f.mutable_arg_attr())[0];
+  (*arg_attrs.mutable_attr())["_user_specified_name"].set_s("inputs");
+  // T and index are the instantiation's own.
+  (*arg_attrs.mutable_attr())["T"].set_type(DT_STRING);
+  AttrValueMap attrs;
+  attrs["T"].set_type(DT_FLOAT);
+  InstantiationResult result;
+  MF_ASSERT_OK(InstantiateFunction(f, AttrSlice(&attrs), *OpRegistry::Global(),
+                                   &result));
+  const NodeDef* arg = FindNode(result.body, "x");
+  ASSERT_NE(arg, nullptr);
+  EXPECT_EQ(arg->attr().at("_user_specified_name").s(), "inputs");
+  EXPECT_EQ(arg->attr().at("T").type(), DT_FLOAT);
+  EXPECT_EQ(arg->attr().at("index").i(), 0);
+}
+
+TEST(ValidateFunctionDefTest, ArgAttrOfNoInputArgIsAnError) {
+  FunctionDef f = AddOne();
+  (*(*f.mutable_arg_attr())[1].mutable_attr())["_user_specified_name"].set_s(
+      "y");
+  EXPECT_THAT(ValidateFunctionDef(f),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("function 'AddOne'"),
+                             HasSubstr("`arg_attr` names input arg 1, but the "
+                                       "function has 1"))));
+}
+
 TEST(InstantiateFunctionTest, ExpandsListArgsAndMultiOutputArgs) {
   // Takes N tensors, splits their sum's Switch into two outputs.
   const FunctionDef f = ParseTextProtoOrDie<FunctionDef>(R"pb(
