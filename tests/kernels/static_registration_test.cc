@@ -143,6 +143,7 @@ constexpr const char* kCpuOps[] = {
     "Softmax",
     "Softplus",
     "Softsign",
+    "SparseToDense",
     "Split",
     "SplitV",
     "Sqrt",
