@@ -216,6 +216,19 @@ TEST_F(SegmentReductionOpsTest, UnsortedRejectsBadShapes) {
   ExpectInvalid("Input num_segments == -2 must not be negative.");
 }
 
+TEST_F(SegmentReductionOpsTest, UnsortedRejectsAnOverflowingOutputShape) {
+  MakeNode("UnsortedSegmentSum")
+      .Input(DT_FLOAT)
+      .Input(DT_INT32)
+      .Input(DT_INT64);
+  MF_ASSERT_OK(MakeOp());
+  AddInputFromArray<float>(TensorShape({1, 4}), {1, 2, 3, 4});
+  AddInputFromArray<int32_t>(TensorShape({1}), {0});
+  AddInputFromArray<int64_t>(TensorShape({}),
+                             {std::numeric_limits<int64_t>::max()});
+  ExpectInvalid("overflows int64");
+}
+
 TEST_F(SegmentReductionOpsTest, SegmentSumAddsSortedRuns) {
   // TensorFlow's documented example: c = [[1,2,3,4],[4,3,2,1],[5,6,7,8]],
   // ids [0, 0, 1] -> [[5,5,5,5],[5,6,7,8]].
