@@ -619,8 +619,7 @@ REGISTER_OP("LinSpace")
     .Attr("Tidx: {int32, int64} = DT_INT32")
     .SetShapeFn(LinSpaceShape);
 
-// ---- Logical and norm reductions
-// ---------------------------------------------------
+// ---- Logical and norm reductions --------------------------------------------
 
 #define MF_BOOL_REDUCTION_OP(name)             \
   REGISTER_OP(name)                            \
@@ -650,8 +649,7 @@ REGISTER_OP("L2Loss")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::ScalarShape);
 
-// ---- Segment reductions
-// ------------------------------------------------------------
+// ---- Segment reductions -----------------------------------------------------
 
 REGISTER_OP("SegmentSum")
     .Input("data: T")
@@ -678,8 +676,7 @@ MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMax", "realnumbertype", "int32, int64");
 MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMin", "realnumbertype", "int32, int64");
 #undef MF_UNSORTED_SEGMENT_OP
 
-// ---- Element-wise helpers
-// ----------------------------------------------------------
+// ---- Element-wise helpers ---------------------------------------------------
 
 REGISTER_OP("Bucketize")
     .Input("input: T")
