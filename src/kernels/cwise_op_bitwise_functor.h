@@ -5,7 +5,6 @@
 #pragma once
 
 #include <climits>
-#include <type_traits>
 
 #include "src/kernels/cwise_op_functor.h"
 

@@ -7,6 +7,7 @@
 #include "minflow/core/tensor_types.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cwise_op_functor.h"
 #include "src/kernels/cwise_ops_common.h"
 
 namespace minflow {
@@ -21,8 +22,7 @@ class L2LossOp : public OpKernel {
     const Tensor& input = ctx->input(0);
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &output));
-    using C = typename std::conditional<std::is_same<T, double>::value, double,
-                                        float>::type;
+    using C = functor::internal::CalcType<T>;
     const CPUDevice& d = ctx->eigen_device<CPUDevice>();
     C sum = C(0);
     if (input.NumElements() > 0) {

@@ -1,10 +1,10 @@
 // LinSpace(start, stop, num): `num` evenly spaced values from start to stop,
 // both included. half and bfloat16 compute in float.
 #include <cstdint>
-#include <type_traits>
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cwise_op_functor.h"
 
 namespace minflow {
 namespace {
@@ -32,8 +32,7 @@ class LinSpaceOp : public OpKernel {
                 errors::InvalidArgument("Requires num > 0: ", num));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({num}), &out));
-    using C = typename std::conditional<std::is_same<T, double>::value, double,
-                                        float>::type;
+    using C = functor::internal::CalcType<T>;
     const C start = static_cast<C>(start_in.scalar<T>()());
     const C stop = static_cast<C>(stop_in.scalar<T>()());
     T* o = out->base<T>();

@@ -3,7 +3,6 @@
 // starts with). Every id is checked before any output row is touched.
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
