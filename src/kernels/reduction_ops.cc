@@ -11,7 +11,6 @@
 #include "minflow/framework/register_types.h"
 #include "src/kernels/cwise_ops_common.h"
 #include "src/kernels/reduction_ops_common.h"
-#include "src/kernels/transpose_functor.h"
 
 namespace minflow {
 namespace {
@@ -19,6 +18,7 @@ namespace {
 using reduction::EigenReducer;
 using reduction::Kind;
 using reduction::Plan;
+using reduction::PrepareReductionInput;
 using reduction::ReduceEigen;
 using reduction::ReductionIdentity;
 
@@ -69,7 +69,6 @@ class ReductionOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &helper, &out));
     if (out == nullptr) return;
-    const int ndims = helper.ndims();
     const int64_t out_size = out->NumElements();
     if (out_size == 0) return;
     T* out_data = out->base<T>();
@@ -81,29 +80,10 @@ class ReductionOp : public OpKernel {
 
     const CPUDevice& d = ctx->eigen_device<CPUDevice>();
     Plan plan;
-    const Tensor* src = &data;
+    const Tensor* src = nullptr;
     Tensor shuffled;
-    if (ndims <= 3) {
-      plan.dims.assign(helper.data_reshape().begin(),
-                       helper.data_reshape().end());
-      plan.reduce_first = helper.reduce_first_axis();
-    } else {
-      // Move every reduced run last, then reduce the inner dim of a matrix.
-      Tensor reshaped;
-      OP_REQUIRES(ctx,
-                  reshaped.CopyFrom(data, TensorShape(helper.data_reshape())),
-                  errors::Internal("Error during reduction copy."));
-      OP_REQUIRES_OK(
-          ctx,
-          ctx->allocate_temp(data.dtype(), helper.shuffled_shape(), &shuffled));
-      const auto perm = helper.permutation();
-      OP_REQUIRES_OK(ctx,
-                     DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
-                                 reshaped, perm, &shuffled));
-      src = &shuffled;
-      plan.dims = {out_size, data.NumElements() / out_size};
-      plan.reduce_first = false;
-    }
+    OP_REQUIRES_OK(ctx, PrepareReductionInput(ctx, helper, data, out_size,
+                                              &plan, &src, &shuffled));
     const int64_t count = data.NumElements() / out_size;
 
     if constexpr (kIsLowFloat<T>) {

@@ -1,6 +1,7 @@
 #include "src/kernels/reduction_ops_common.h"
 
 #include "minflow/framework/op_kernel.h"
+#include "src/kernels/transpose_functor.h"
 
 namespace minflow {
 namespace {
@@ -129,4 +130,33 @@ Status StartReduction(OpKernelContext* ctx, bool keep_dims,
   return ctx->allocate_output(0, helper->out_shape(), out);
 }
 
+namespace reduction {
+
+Status PrepareReductionInput(OpKernelContext* ctx,
+                             const ReductionHelper& helper, const Tensor& data,
+                             int64_t out_size, Plan* plan, const Tensor** src,
+                             Tensor* scratch) {
+  *src = &data;
+  if (helper.ndims() <= 3) {
+    plan->dims.assign(helper.data_reshape().begin(),
+                      helper.data_reshape().end());
+    plan->reduce_first = helper.reduce_first_axis();
+    return OkStatus();
+  }
+  // Move every reduced run last, then reduce the inner dim of a matrix.
+  Tensor reshaped;
+  if (!reshaped.CopyFrom(data, TensorShape(helper.data_reshape()))) {
+    return errors::Internal("Error during reduction copy.");
+  }
+  MF_RETURN_IF_ERROR(
+      ctx->allocate_temp(data.dtype(), helper.shuffled_shape(), scratch));
+  MF_RETURN_IF_ERROR(DoTranspose(ctx->device()->tensorflow_cpu_worker_threads(),
+                                 reshaped, helper.permutation(), scratch));
+  *src = scratch;
+  plan->dims = {out_size, data.NumElements() / out_size};
+  plan->reduce_first = false;
+  return OkStatus();
+}
+
+}  // namespace reduction
 }  // namespace minflow

@@ -126,6 +126,16 @@ void ReduceEigen(const Device& d, const C* in, const Plan& p, C* out) {
   }
 }
 
+// Views `data`, whose reduction `helper` planned into `out_size` values, as
+// at most three merged dims for ReduceEigen: fills *plan and points *src at
+// `data`, or, past three merged dims, at *scratch holding `data` transposed
+// so that every reduced run is innermost (a [out_size, count] matrix). CPU
+// only.
+Status PrepareReductionInput(OpKernelContext* ctx,
+                             const ReductionHelper& helper, const Tensor& data,
+                             int64_t out_size, Plan* plan, const Tensor** src,
+                             Tensor* scratch);
+
 // What an empty reduction yields (TensorFlow's identities; Mean of nothing
 // is NaN for floating types and 0 for integers).
 template <typename T, Kind K>

@@ -1,6 +1,8 @@
 // Math ops: element-wise unary and binary (broadcasting) arithmetic,
 // comparisons and logic, Select, AddN, Cast, MatMul, BatchMatMulV2,
-// reductions, ArgMax/ArgMin and Range. Interfaces match TensorFlow's.
+// reductions, ArgMax/ArgMin, Range and LinSpace, segment reductions,
+// Bucketize, ClipByValue and L2Loss (an nn op in TensorFlow, kept with the
+// reductions here). Interfaces match TensorFlow's.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -234,6 +236,64 @@ Status AddNShape(InferenceContext* c) {
         absl::StrCat("From merging shape ", i, " with other shapes.")));
   }
   c->set_output(0, cur);
+  return OkStatus();
+}
+
+Status LinSpaceShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+      c->WithRank(c->input(0), 0, &unused), " for 'start'"));
+  MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+      c->WithRank(c->input(1), 0, &unused), " for 'stop'"));
+  MF_RETURN_IF_ERROR(shape_inference::AppendErrorContext(
+      c->WithRank(c->input(2), 0, &unused), " for 'num'"));
+  const Tensor* num_t = c->input_tensor(2);
+  if (num_t == nullptr) {
+    c->set_output(0, c->Vector(InferenceContext::kUnknownDim));
+    return OkStatus();
+  }
+  int64_t num;
+  MF_RETURN_IF_ERROR(c->GetScalarFromTensor(num_t, &num));
+  if (num <= 0) return errors::InvalidArgument("Requires num > 0: ", num);
+  c->set_output(0, c->Vector(num));
+  return OkStatus();
+}
+
+// [?] + data.shape[1:]: the number of segments is the last id + 1, a value
+// shape inference does not see.
+Status SegmentReductionShape(InferenceContext* c) {
+  ShapeHandle data;
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &data));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &unused));
+  ShapeHandle suffix;
+  MF_RETURN_IF_ERROR(c->Subshape(data, 1, &suffix));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(
+      c->Concatenate(c->Vector(InferenceContext::kUnknownDim), suffix, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+// [num_segments] + data.shape[rank(segment_ids):], where data's shape starts
+// with segment_ids' shape.
+Status UnsortedSegmentReductionShape(InferenceContext* c) {
+  ShapeHandle data = c->input(0);
+  ShapeHandle segment_ids = c->input(1);
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &unused));
+  if (!c->RankKnown(segment_ids)) {
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  MF_RETURN_IF_ERROR(c->MergePrefix(data, segment_ids, &data, &segment_ids));
+  DimensionHandle num_segments;
+  MF_RETURN_IF_ERROR(c->MakeDimForScalarInput(2, &num_segments));
+  ShapeHandle suffix;
+  MF_RETURN_IF_ERROR(c->Subshape(data, c->Rank(segment_ids), &suffix));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->Concatenate(c->Vector(num_segments), suffix, &out));
+  c->set_output(0, out);
   return OkStatus();
 }
 
@@ -549,5 +609,88 @@ REGISTER_OP("Range")
         "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
         "uint16, uint32, uint64} = DT_INT32")
     .SetShapeFn(RangeShape);
+
+REGISTER_OP("LinSpace")
+    .Input("start: T")
+    .Input("stop: T")
+    .Input("num: Tidx")
+    .Output("output: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(LinSpaceShape);
+
+// ---- Logical and norm reductions --------------------------------------------
+
+#define MF_BOOL_REDUCTION_OP(name)             \
+  REGISTER_OP(name)                            \
+      .Input("input: bool")                    \
+      .Input("reduction_indices: Tidx")        \
+      .Output("output: bool")                  \
+      .Attr("keep_dims: bool = false")         \
+      .Attr("Tidx: {int32, int64} = DT_INT32") \
+      .SetShapeFn(shape_inference::ReductionShape)
+
+MF_BOOL_REDUCTION_OP("All");
+MF_BOOL_REDUCTION_OP("Any");
+#undef MF_BOOL_REDUCTION_OP
+
+REGISTER_OP("EuclideanNorm")
+    .Input("input: T")
+    .Input("reduction_indices: Tidx")
+    .Output("output: T")
+    .Attr("keep_dims: bool = false")
+    .Attr("T: numbertype")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(shape_inference::ReductionShape);
+
+REGISTER_OP("L2Loss")
+    .Input("t: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::ScalarShape);
+
+// ---- Segment reductions -----------------------------------------------------
+
+REGISTER_OP("SegmentSum")
+    .Input("data: T")
+    .Input("segment_ids: Tindices")
+    .Output("output: T")
+    .Attr("T: numbertype")
+    .Attr("Tindices: {int32, int64}")
+    .SetShapeFn(SegmentReductionShape);
+
+#define MF_UNSORTED_SEGMENT_OP(name, types, index_types) \
+  REGISTER_OP(name)                                      \
+      .Input("data: T")                                  \
+      .Input("segment_ids: Tindices")                    \
+      .Input("num_segments: Tnumsegments")               \
+      .Output("output: T")                               \
+      .Attr("T: " types)                                 \
+      .Attr("Tindices: {" index_types "}")               \
+      .Attr("Tnumsegments: {int32, int64} = DT_INT32")   \
+      .SetShapeFn(UnsortedSegmentReductionShape)
+
+MF_UNSORTED_SEGMENT_OP("UnsortedSegmentSum", "numbertype",
+                       "int16, int32, int64");
+MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMax", "realnumbertype", "int32, int64");
+MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMin", "realnumbertype", "int32, int64");
+#undef MF_UNSORTED_SEGMENT_OP
+
+// ---- Element-wise helpers ---------------------------------------------------
+
+REGISTER_OP("Bucketize")
+    .Input("input: T")
+    .Output("output: int32")
+    .Attr("T: {int32, int64, float, double}")
+    .Attr("boundaries: list(float)")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("ClipByValue")
+    .Input("t: T")
+    .Input("clip_value_min: T")
+    .Input("clip_value_max: T")
+    .Output("output: T")
+    .Attr("T: numbertype")
+    .SetShapeFn(shape_inference::UnchangedShape);
 
 }  // namespace minflow

@@ -16,12 +16,12 @@ using test::AsTensor;
 
 TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
   for (const char* name :
-       {"Neg",        "Abs",   "Sign",  "Square", "Sqrt",    "Rsqrt",
-        "Exp",        "Log",   "Log1p", "Tanh",   "Sigmoid", "Sin",
-        "Cos",        "Atan",  "Floor", "Ceil",   "Round",   "Reciprocal",
-        "LogicalNot", "Cast",  "Tan",   "Asin",   "Acos",    "Sinh",
-        "Cosh",       "Asinh", "Acosh", "Atanh",  "Erf",     "Erfc",
-        "Expm1",      "Rint",  "IsNan", "IsInf",  "IsFinite"}) {
+       {"Neg",        "Abs",   "Sign",  "Square", "Sqrt",     "Rsqrt",
+        "Exp",        "Log",   "Log1p", "Tanh",   "Sigmoid",  "Sin",
+        "Cos",        "Atan",  "Floor", "Ceil",   "Round",    "Reciprocal",
+        "LogicalNot", "Cast",  "Tan",   "Asin",   "Acos",     "Sinh",
+        "Cosh",       "Asinh", "Acosh", "Atanh",  "Erf",      "Erfc",
+        "Expm1",      "Rint",  "IsNan", "IsInf",  "IsFinite", "Bucketize"}) {
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[1,?,3]", "in0");
     INFER_OK(op, "?", "in0");
@@ -141,7 +141,8 @@ TEST(MathOpsTest, BatchMatMulV2) {
 }
 
 TEST(MathOpsTest, Reductions) {
-  for (const char* name : {"Sum", "Mean", "Max", "Min", "Prod"}) {
+  for (const char* name :
+       {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm"}) {
     SCOPED_TRACE(name);
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[2,3];[1]", "?");
@@ -228,6 +229,68 @@ TEST(MathOpsTest, Range) {
   INFER_ERROR("Requires finite start, limit and delta", op, "[];[];[]");
   set(AsScalar<int32_t>(0), AsScalar<int64_t>(10), AsScalar<int32_t>(1));
   INFER_ERROR("must have one dtype", op, "[];[];[]");
+}
+
+TEST(MathOpsTest, LinSpace) {
+  ShapeInferenceTestOp op("LinSpace");
+  INFER_OK(op, "[];[];[]", "[?]");
+  INFER_OK(op, "?;?;?", "[?]");
+  INFER_ERROR("for 'start'", op, "[1];[];[]");
+  INFER_ERROR("for 'stop'", op, "[];[1];[]");
+  INFER_ERROR("for 'num'", op, "[];[];[1]");
+  op.SetInputTensor(2, AsScalar<int32_t>(5));
+  INFER_OK(op, "[];[];[]", "[5]");
+  op.SetInputTensor(2, AsScalar<int64_t>(1));
+  INFER_OK(op, "[];[];[]", "[1]");
+  op.SetInputTensor(2, AsScalar<int32_t>(0));
+  INFER_ERROR("Requires num > 0: 0", op, "[];[];[]");
+}
+
+TEST(MathOpsTest, L2LossIsAScalar) {
+  ShapeInferenceTestOp op("L2Loss");
+  INFER_OK(op, "[2,3]", "[]");
+  INFER_OK(op, "?", "[]");
+}
+
+TEST(MathOpsTest, ClipByValueKeepsTheInputShape) {
+  ShapeInferenceTestOp op("ClipByValue");
+  INFER_OK(op, "[2,3];[];[]", "in0");
+  INFER_OK(op, "[2,3];[2,3];[]", "in0");
+  INFER_OK(op, "?;[];[]", "in0");
+}
+
+TEST(MathOpsTest, SegmentSum) {
+  ShapeInferenceTestOp op("SegmentSum");
+  INFER_OK(op, "[4,2,3];[4]", "[?,d0_1,d0_2]");
+  INFER_OK(op, "[4];?", "[?]");
+  INFER_OK(op, "?;[4]", "?");
+  INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[];[1]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[4];[4,1]");
+}
+
+TEST(MathOpsTest, UnsortedSegmentReductions) {
+  for (const char* name :
+       {"UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin"}) {
+    SCOPED_TRACE(name);
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[4,2,3];[4];[]", "[?,d0_1,d0_2]");
+    INFER_OK(op, "[4,2,3];[4,2];[]", "[?,d0_2]");
+    INFER_OK(op, "[4,2];?;[]", "?");
+    INFER_OK(op, "?;[4,2];[]", "?");
+    INFER_OK(op, "[?,2];[4];[]", "[?,d0_1]");
+    INFER_ERROR("Shape must be rank 0 but is rank 1", op, "[4];[4];[1]");
+    INFER_ERROR("Dimensions must be equal, but are 4 and 3", op,
+                "[4,2];[3];[]");
+    INFER_ERROR("Shape must be at least rank 2 but is rank 1", op,
+                "[4];[4,2];[]");
+    op.SetInputTensor(2, AsScalar<int32_t>(7));
+    INFER_OK(op, "[4,2,3];[4];[]", "[7,d0_1,d0_2]");
+    INFER_OK(op, "[4];[4];[]", "[7]");
+    op.SetInputTensor(2, AsScalar<int64_t>(0));
+    INFER_OK(op, "[4,5];[4,5];[]", "[0]");
+    op.SetInputTensor(2, AsScalar<int32_t>(-1));
+    INFER_ERROR("must be non-negative but is -1", op, "[4];[4];[]");
+  }
 }
 
 }  // namespace
