@@ -47,6 +47,8 @@ constexpr const char* kCpuOps[] = {
     "Conv2D",
     "Cos",
     "Cosh",
+    "Cumprod",
+    "Cumsum",
     "DepthwiseConv2dNative",
     "Div",
     "DivNoNan",
