@@ -743,6 +743,44 @@ Status EnsureShapeShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// y is a vector of unknown length, idx has x's shape; x must be a vector.
+Status UniqueShape(InferenceContext* c) {
+  c->set_output(0, c->Vector(c->UnknownDim()));
+  c->set_output(1, c->input(0));
+  ShapeHandle unused;
+  return c->WithRank(c->input(0), 1, &unused);
+}
+
+// The input's shape with dim batch_dim merged with len(seq_lengths).
+Status ReverseSequenceShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  ShapeHandle seq_lens;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &seq_lens));
+  int64_t seq_dim;
+  int64_t batch_dim;
+  MF_RETURN_IF_ERROR(c->GetAttr("seq_dim", &seq_dim));
+  MF_RETURN_IF_ERROR(c->GetAttr("batch_dim", &batch_dim));
+  if (!c->RankKnown(input)) return shape_inference::UnknownShape(c);
+  const int32_t rank = c->Rank(input);
+  if (batch_dim >= rank) {
+    return errors::InvalidArgument(
+        "batch_dim must be < input rank: ", batch_dim, " vs. ", rank);
+  }
+  if (seq_dim >= rank) {
+    return errors::InvalidArgument("seq_dim must be < input rank: ", seq_dim,
+                                   " vs. ", rank);
+  }
+  if (batch_dim < 0) {
+    return errors::InvalidArgument("batch_dim must be >=0, got ", batch_dim);
+  }
+  DimensionHandle batch = c->Dim(input, batch_dim);
+  MF_RETURN_IF_ERROR(c->Merge(batch, c->Dim(seq_lens, 0), &batch));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->ReplaceDim(input, batch_dim, batch, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
 }  // namespace
 
 // ---- Registrations
@@ -999,5 +1037,23 @@ REGISTER_OP("Snapshot")
     .Output("output: T")
     .Attr("T: type")
     .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("Unique")
+    .Input("x: T")
+    .Output("y: T")
+    .Output("idx: out_idx")
+    .Attr("T: type")
+    .Attr("out_idx: {int32, int64} = DT_INT32")
+    .SetShapeFn(UniqueShape);
+
+REGISTER_OP("ReverseSequence")
+    .Input("input: T")
+    .Input("seq_lengths: Tlen")
+    .Output("output: T")
+    .Attr("seq_dim: int")
+    .Attr("batch_dim: int = 0")
+    .Attr("T: type")
+    .Attr("Tlen: {int32, int64} = DT_INT64")
+    .SetShapeFn(ReverseSequenceShape);
 
 }  // namespace minflow

@@ -503,5 +503,28 @@ TEST(ArrayOpsTest, Snapshot) {
   INFER_OK(op, "?", "in0");
 }
 
+TEST(ArrayOpsTest, Unique) {
+  ShapeInferenceTestOp op("Unique");
+  INFER_OK(op, "[5]", "[?];in0");
+  INFER_OK(op, "?", "[?];in0");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[5,1]");
+}
+
+TEST(ArrayOpsTest, ReverseSequence) {
+  ShapeInferenceTestOp op("ReverseSequence");
+  op.Attr("seq_dim", int64_t{1}).Attr("batch_dim", int64_t{0});
+  INFER_OK(op, "[2,5,3];[2]", "[d0_0,d0_1,d0_2]");
+  INFER_OK(op, "[?,5,3];[2]", "[d1_0,d0_1,d0_2]");
+  INFER_OK(op, "?;[2]", "?");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2,5];[3]");
+  INFER_ERROR("Shape must be rank 1 but is rank 0", op, "[2,5];[]");
+  op.Attr("seq_dim", int64_t{2});
+  INFER_ERROR("seq_dim must be < input rank: 2 vs. 2", op, "[2,5];[2]");
+  op.Attr("seq_dim", int64_t{0}).Attr("batch_dim", int64_t{3});
+  INFER_ERROR("batch_dim must be < input rank: 3 vs. 2", op, "[2,5];[2]");
+  op.Attr("batch_dim", int64_t{-1});
+  INFER_ERROR("batch_dim must be >=0, got -1", op, "[2,5];[2]");
+}
+
 }  // namespace
 }  // namespace minflow
