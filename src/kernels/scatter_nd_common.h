@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "minflow/core/status.h"
@@ -25,10 +26,8 @@ inline Status ParseBadIndicesPolicy(const std::string& s,
   } else if (s == "IGNORE") {
     *policy = BadIndicesPolicy::kIgnore;
   } else {
-    return errors::InvalidArgument(
-        "bad_indices_policy must be one of \"\", DEFAULT, ERROR or IGNORE, "
-        "but got ",
-        s);
+    return errors::InvalidArgument("Unknown bad indices handling attribute: ",
+                                   s);
   }
   return OkStatus();
 }
@@ -41,30 +40,58 @@ inline int64_t SliceSize(const TensorShape& shape, int depth) {
   return n;
 }
 
-// offsets[i] = the row-major element offset in `shape` of the slice that
-// tuple i (indices[i * depth, (i + 1) * depth)) addresses, or -1 when a
-// coordinate is outside its dimension. depth <= shape.dims(). Returns the
-// first bad tuple, or -1 when all are valid.
-template <typename Index>
-int64_t ComputeSliceOffsets(const Index* indices, int64_t num, int depth,
-                            const TensorShape& shape, int64_t* offsets) {
-  int64_t first_bad = -1;
-  for (int64_t i = 0; i < num; ++i) {
-    int64_t offset = 0;
-    for (int d = 0; d < depth; ++d) {
-      const int64_t v = static_cast<int64_t>(indices[i * depth + d]);
-      if (v < 0 || v >= shape.dim_size(d)) {
-        offset = -1;
-        break;
-      }
-      offset = offset * shape.dim_size(d) + v;
+// Locates the slices of `shape` that index tuples of `depth` coordinates
+// (depth <= shape.dims()) address. Value type; cheap to copy.
+class SliceIndexer {
+ public:
+  SliceIndexer(const TensorShape& shape, int depth)
+      : depth_(depth), slice_size_(SliceSize(shape, depth)) {
+    for (int d = 0; d < depth; ++d) dims_.push_back(shape.dim_size(d));
+    strides_.resize(depth);
+    int64_t stride = slice_size_;
+    for (int d = depth - 1; d >= 0; --d) {
+      strides_[d] = stride;
+      stride *= dims_[d];
     }
-    if (offset >= 0) offset *= SliceSize(shape, depth);
-    if (offset < 0 && first_bad < 0) first_bad = i;
-    offsets[i] = offset;
   }
-  return first_bad;
-}
+
+  int depth() const { return depth_; }
+  int64_t slice_size() const { return slice_size_; }
+
+  // The row-major element offset of the slice `tuple` (depth coordinates)
+  // addresses, or -1 when a coordinate is outside its dimension.
+  template <typename Index>
+  int64_t Offset(const Index* tuple) const {
+    const int64_t* dims = dims_.data();
+    const int64_t* strides = strides_.data();
+    int64_t offset = 0;
+    for (int d = 0; d < depth_; ++d) {
+      const int64_t v = static_cast<int64_t>(tuple[d]);
+      // One unsigned compare rejects negatives too.
+      if (static_cast<uint64_t>(v) >= static_cast<uint64_t>(dims[d])) {
+        return -1;
+      }
+      offset += v * strides[d];
+    }
+    return offset;
+  }
+
+  // The first of `num` tuples (packed, depth apart) outside the shape, or
+  // -1 when all are inside.
+  template <typename Index>
+  int64_t FindBadTuple(const Index* indices, int64_t num) const {
+    for (int64_t i = 0; i < num; ++i) {
+      if (Offset(indices + i * depth_) < 0) return i;
+    }
+    return -1;
+  }
+
+ private:
+  int depth_;
+  int64_t slice_size_;
+  absl::InlinedVector<int64_t, 8> dims_;
+  absl::InlinedVector<int64_t, 8> strides_;
+};
 
 // "5, 1": tuple `i`, for messages.
 template <typename Index>

@@ -17,37 +17,42 @@ namespace {
 
 enum class ScatterMode { kUpdate, kAdd };
 
-// The ScatterNd kernel's shape checks, then the slice offsets of the
-// tuples (-1 for ones to skip under IGNORE).
+// The ScatterNd kernel's shape checks, then (unless bad tuples are to be
+// skipped) that every tuple is inside `shape`.
 template <typename Index>
-Status PrepareScatter(BadIndicesPolicy policy, const TensorShape& shape,
-                      const Tensor& indices, const Tensor& updates,
-                      std::vector<int64_t>* offsets, int64_t* slice_size) {
+StatusOr<SliceIndexer> PrepareScatter(BadIndicesPolicy policy,
+                                      const TensorShape& shape,
+                                      const Tensor& indices,
+                                      const Tensor& updates, int64_t* num) {
   int depth = 0;
-  int64_t num = 0;
+  int64_t slice_size = 0;
   MF_RETURN_IF_ERROR(ValidateScatterNdShapes(
-      shape, indices.shape(), updates.shape(), &depth, &num, slice_size));
-  offsets->resize(num);
-  const Index* index_data = indices.base<const Index>();
-  const int64_t bad =
-      ComputeSliceOffsets(index_data, num, depth, shape, offsets->data());
-  if (bad >= 0 && policy == BadIndicesPolicy::kError) {
-    return errors::InvalidArgument(
-        "indices[", bad, "] = [", IndexTupleString(index_data, bad, depth),
-        "] does not index into shape ", shape.DebugString());
+      shape, indices.shape(), updates.shape(), &depth, num, &slice_size));
+  SliceIndexer indexer(shape, depth);
+  if (policy == BadIndicesPolicy::kError) {
+    const Index* index_data = indices.base<const Index>();
+    const int64_t bad = indexer.FindBadTuple(index_data, *num);
+    if (bad >= 0) {
+      return errors::InvalidArgument(
+          "indices[", bad, "] = [", IndexTupleString(index_data, bad, depth),
+          "] does not index into shape ", shape.DebugString());
+    }
   }
-  return OkStatus();
+  return indexer;
 }
 
-// out[offsets[i] + j] (=|+=) updates[i * slice_size + j]. Serial, so
+// out[slice of tuple i] (=|+=) updates[i * slice_size, + slice_size), for
+// the `num` tuples; ones outside the shape (IGNORE) are skipped. Serial, so
 // duplicates resolve in index order.
-template <typename T, ScatterMode mode>
-void ApplyUpdates(const std::vector<int64_t>& offsets, int64_t slice_size,
-                  const T* updates, T* out) {
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    if (offsets[i] < 0) continue;
+template <typename T, typename Index, ScatterMode mode>
+void ApplyUpdates(const SliceIndexer& indexer, const Index* indices,
+                  int64_t num, const T* updates, T* out) {
+  const int64_t slice_size = indexer.slice_size();
+  for (int64_t i = 0; i < num; ++i) {
+    const int64_t offset = indexer.Offset(indices + i * indexer.depth());
+    if (offset < 0) continue;
     const T* src = updates + i * slice_size;
-    T* dst = out + offsets[i];
+    T* dst = out + offset;
     if constexpr (mode == ScatterMode::kAdd) {
       for (int64_t j = 0; j < slice_size; ++j) dst[j] += src[j];
     } else {
@@ -86,16 +91,17 @@ class ScatterNdOp : public OpKernel {
     }
     TensorShape shape;
     OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(dims, &shape));
-    std::vector<int64_t> offsets;
-    int64_t slice_size = 0;
-    OP_REQUIRES_OK(ctx, PrepareScatter<Index>(policy_, shape, indices, updates,
-                                              &offsets, &slice_size));
+    int64_t num = 0;
+    OP_REQUIRES_VALUE(
+        const SliceIndexer indexer, ctx,
+        PrepareScatter<Index>(policy_, shape, indices, updates, &num));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     T* out_data = out->base<T>();
     for (int64_t i = 0; i < shape.num_elements(); ++i) out_data[i] = T(0);
-    ApplyUpdates<T, ScatterMode::kAdd>(offsets, slice_size,
-                                       updates.base<const T>(), out_data);
+    ApplyUpdates<T, Index, ScatterMode::kAdd>(
+        indexer, indices.base<const Index>(), num, updates.base<const T>(),
+        out_data);
   }
 
  private:
@@ -155,10 +161,10 @@ class TensorScatterOp : public OpKernel {
                     shape.DebugString(), "] must match dimensions [",
                     outer_dims, ",", updates.dims(),
                     ") of updates[shape=", updates.shape().DebugString(), "]"));
-    std::vector<int64_t> offsets;
-    int64_t slice_size = 0;
-    OP_REQUIRES_OK(ctx, PrepareScatter<Index>(policy_, shape, indices, updates,
-                                              &offsets, &slice_size));
+    int64_t num = 0;
+    OP_REQUIRES_VALUE(
+        const SliceIndexer indexer, ctx,
+        PrepareScatter<Index>(policy_, shape, indices, updates, &num));
     Tensor* out = nullptr;
     int forwarded = -1;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
@@ -169,8 +175,8 @@ class TensorScatterOp : public OpKernel {
         CopyElements(out->base<E>(), input.base<const E>(),
                      input.NumElements());
       }
-      ApplyUpdates<E, mode>(offsets, slice_size, updates.base<const E>(),
-                            out->base<E>());
+      ApplyUpdates<E, Index, mode>(indexer, indices.base<const Index>(), num,
+                                   updates.base<const E>(), out->base<E>());
     };
     if constexpr (mode == ScatterMode::kAdd) {
       apply(TypeTag<T>{});
