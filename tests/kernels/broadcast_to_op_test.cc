@@ -87,7 +87,7 @@ TEST_F(BroadcastToOpTest, RejectsBadShapes) {
   Make(DT_FLOAT);
   AddInputTensor(test::MakeTestTensor(DT_FLOAT, TensorShape({3})));
   AddShape({-2, 3});
-  ExpectInvalid("-2");
+  ExpectInvalid("Dimension 0 must be >= 0, but got -2");
   Make(DT_FLOAT);
   AddInputTensor(test::MakeTestTensor(DT_FLOAT, TensorShape({1, 3})));
   AddShape({3});

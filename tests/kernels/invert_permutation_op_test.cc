@@ -52,6 +52,16 @@ TEST_F(InvertPermutationOpTest, RejectsNonPermutations) {
   MF_ASSERT_OK(MakeOp());
   AddInputFromArray<int32_t>(TensorShape({3}), {1, 0, 1});
   ExpectInvalid("1 is duplicated in the input.");
+  // Checked before the input is read or the output allocated.
+  MakeNode("InvertPermutation").Input(DT_INT64);
+  MF_ASSERT_OK(MakeOp());
+  std::vector<Tensor> inputs = {
+      HugeTensor(DT_INT64, TensorShape({int64_t{1} << 31}))};
+  EXPECT_THAT(RunOnTensors(&inputs),
+              ::minflow::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("permutation of nonnegative int32s "
+                                       "must have <= int32 max elements")));
 }
 
 }  // namespace

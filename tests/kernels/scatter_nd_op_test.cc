@@ -264,7 +264,7 @@ TEST_F(ScatterNdOpTest, ScatterNdRejectsBadShapes) {
   run(TensorShape({1, 1}), TensorShape({1}), {2}, TensorShape({1, 1}));
   ExpectInvalid("Shape must be a 1-D tensor. Got: [1,1]");
   run(TensorShape({1, 1}), TensorShape({1}), {-2}, TensorShape({1}));
-  ExpectInvalid("-2");
+  ExpectInvalid("Dimension 0 must be >= 0, but got -2");
   run(TensorShape({1, 1}), TensorShape({1}), {}, TensorShape({0}));
   ExpectInvalid("Output must be at least 1-D, got shape: []");
   run(TensorShape({1, 1}), TensorShape({1}), {0}, TensorShape({1}));
