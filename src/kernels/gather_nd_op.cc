@@ -33,7 +33,7 @@ std::string TuplePosition(const TensorShape& outer, int64_t i) {
 // tuple outside params; returns the first such tuple, or -1. Offsets are
 // found a block at a time and the copies follow in a tight loop: with
 // scattered single-element slices, a loop that also locates each tuple
-// keeps too few loads in flight (2.3x slower in bench/gather_nd_bench.cc).
+// keeps too few loads in flight (over 2x slower in gather_nd_bench).
 // Tuples are checked here, not in a pass of their own before (one more
 // serial read of the indices).
 template <typename E, typename Index>
