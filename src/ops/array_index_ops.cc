@@ -1,6 +1,6 @@
 // Slicing and indexing ops: Slice, StridedSlice (with begin, end, ellipsis,
-// new-axis and shrink-axis masks), GatherV2 and OneHot. Interfaces match
-// TensorFlow's.
+// new-axis and shrink-axis masks), GatherV2, OneHot, GatherNd, ScatterNd and
+// the TensorScatter ops. Interfaces match TensorFlow's.
 #include <cstdint>
 #include <cstdlib>
 
@@ -164,6 +164,105 @@ Status OneHotShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// ---- GatherNd, ScatterNd, TensorScatter*
+// ------------------------------------------------------------
+
+// output = indices.shape[:-1] + params.shape[indices.shape[-1]:].
+Status GatherNdShape(InferenceContext* c) {
+  ShapeHandle params;
+  ShapeHandle indices;
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &params));
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &indices));
+  const DimensionHandle r_dim = c->Dim(indices, -1);
+  if (!c->RankKnown(params) || !c->ValueKnown(r_dim)) {
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  if (c->Value(r_dim) > c->Rank(params)) {
+    return errors::InvalidArgument(
+        "indices.shape[-1] must be <= params.rank, but saw indices shape: ",
+        c->DebugString(indices), " and params shape: ", c->DebugString(params));
+  }
+  ShapeHandle indices_outer;
+  ShapeHandle params_inner;
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->Subshape(indices, 0, -1, &indices_outer));
+  MF_RETURN_IF_ERROR(c->Subshape(params, c->Value(r_dim), &params_inner));
+  MF_RETURN_IF_ERROR(c->Concatenate(indices_outer, params_inner, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+// The checks TF's ScatterNdShapeHelper makes: updates.shape must be
+// indices.shape[:-1] + output.shape[indices.shape[-1]:]. Output is `output`.
+Status ScatterNdShapeHelper(InferenceContext* c, ShapeHandle indices,
+                            ShapeHandle updates, ShapeHandle output) {
+  if (c->Value(c->NumElements(output)) == 0 &&
+      (c->Value(c->NumElements(indices)) > 0 ||
+       c->Value(c->NumElements(updates)) > 0)) {
+    return errors::InvalidArgument(
+        "Indices and updates specified for empty input");
+  }
+  if (c->RankKnown(indices) && c->RankKnown(updates) && c->Rank(updates) != 0) {
+    const int64_t outer_dims = c->Rank(indices) - 1;
+    const DimensionHandle ixdim = c->Dim(indices, -1);
+    if (c->ValueKnown(ixdim)) {
+      const int64_t ix = c->Value(ixdim);
+      ShapeHandle unused;
+      ShapeHandle prefix_indices;
+      ShapeHandle prefix_updates;
+      MF_RETURN_IF_ERROR(c->Subshape(indices, 0, outer_dims, &prefix_indices));
+      MF_RETURN_IF_ERROR(c->Subshape(updates, 0, outer_dims, &prefix_updates));
+      Status s = c->Merge(prefix_indices, prefix_updates, &unused);
+      if (!s.ok()) {
+        return errors::InvalidArgument(
+            "Dimensions [0,", outer_dims,
+            ") of indices[shape=", c->DebugString(indices),
+            "] = ", c->DebugString(prefix_indices),
+            " must match dimensions [0,", outer_dims,
+            ") of updates[shape=", c->DebugString(updates),
+            "] = ", c->DebugString(prefix_updates), ": ", s.message());
+      }
+      ShapeHandle suffix_output;
+      ShapeHandle suffix_updates;
+      MF_RETURN_IF_ERROR(c->Subshape(output, ix, &suffix_output));
+      MF_RETURN_IF_ERROR(c->Subshape(updates, outer_dims, &suffix_updates));
+      s = c->Merge(suffix_output, suffix_updates, &unused);
+      if (!s.ok()) {
+        return errors::InvalidArgument(
+            "Dimensions [", ix, ",", c->Rank(output),
+            ") of input[shape=", c->DebugString(output),
+            "] = ", c->DebugString(suffix_output), " must match dimensions [",
+            outer_dims, ",", c->Rank(updates),
+            ") of updates[shape=", c->DebugString(updates),
+            "] = ", c->DebugString(suffix_updates), ": ", s.message());
+      }
+    }
+  }
+  c->set_output(0, output);
+  return OkStatus();
+}
+
+Status ScatterNdShape(InferenceContext* c) {
+  ShapeHandle indices;
+  ShapeHandle updates;
+  ShapeHandle output;
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &indices));
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &updates));
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(2, &output));
+  return ScatterNdShapeHelper(c, indices, updates, output);
+}
+
+Status TensorScatterShape(InferenceContext* c) {
+  ShapeHandle output;
+  ShapeHandle indices;
+  ShapeHandle updates;
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &output));
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 1, &indices));
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(2), 1, &updates));
+  return ScatterNdShapeHelper(c, indices, updates, output);
+}
+
 }  // namespace
 
 REGISTER_OP("Slice")
@@ -211,5 +310,44 @@ REGISTER_OP("OneHot")
     .Attr("T: type")
     .Attr("TI: {uint8, int8, int32, int64} = DT_INT64")
     .SetShapeFn(OneHotShape);
+
+REGISTER_OP("GatherNd")
+    .Input("params: Tparams")
+    .Input("indices: Tindices")
+    .Output("output: Tparams")
+    .Attr("Tparams: type")
+    .Attr("Tindices: {int16, int32, int64}")
+    .Attr("bad_indices_policy: string = ''")
+    .SetShapeFn(GatherNdShape);
+
+REGISTER_OP("ScatterNd")
+    .Input("indices: Tindices")
+    .Input("updates: T")
+    .Input("shape: Tindices")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tindices: {int16, int32, int64}")
+    .Attr("bad_indices_policy: string = ''")
+    .SetShapeFn(ScatterNdShape);
+
+REGISTER_OP("TensorScatterUpdate")
+    .Input("tensor: T")
+    .Input("indices: Tindices")
+    .Input("updates: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tindices: {int16, int32, int64, uint16}")
+    .Attr("bad_indices_policy: string = ''")
+    .SetShapeFn(TensorScatterShape);
+
+REGISTER_OP("TensorScatterAdd")
+    .Input("tensor: T")
+    .Input("indices: Tindices")
+    .Input("updates: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("bad_indices_policy: string = ''")
+    .SetShapeFn(TensorScatterShape);
 
 }  // namespace minflow

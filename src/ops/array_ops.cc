@@ -1,8 +1,10 @@
 // Array ops: constants and placeholders, identities, shape queries, and
 // the ops that rearrange a tensor without computing on it (Reshape,
 // ExpandDims, Squeeze, Transpose, ConcatV2, Pack/Unpack, Split/SplitV, Fill,
-// Tile, Pad/PadV2/MirrorPad). Slicing and indexing live in
-// array_index_ops.cc. Interfaces match TensorFlow's.
+// Tile, Pad/PadV2/MirrorPad, BroadcastTo, ReverseV2, ReverseSequence), shape
+// helpers (ShapeN, BroadcastArgs, EnsureShape, InvertPermutation), Where,
+// Unique and Snapshot. Slicing and indexing live in array_index_ops.cc.
+// Interfaces match TensorFlow's.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -627,6 +629,158 @@ Status MirrorPadShape(InferenceContext* c) {
   return PadShapeImpl(c, mode);
 }
 
+// ---- Broadcasting, Where, Reverse, shape helpers
+// ----------------------------------------------------
+
+// The output is `shape`, each of its dims merged with the matching input
+// dim (right-aligned) where that is known and above 1.
+Status BroadcastToShape(InferenceContext* c) {
+  ShapeHandle shape_in;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &shape_in));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(1, &out));
+  ShapeHandle in = c->input(0);
+  if (!c->RankKnown(out) || !c->RankKnown(in)) {
+    c->set_output(0, out);
+    return OkStatus();
+  }
+  const int out_rank = c->Rank(out);
+  MF_RETURN_IF_ERROR(c->WithRankAtMost(in, out_rank, &in));
+  const int in_rank = c->Rank(in);
+  for (int i = 0; i < in_rank; ++i) {
+    const DimensionHandle in_dim = c->Dim(in, in_rank - i - 1);
+    if (c->Value(in_dim) > 1) {
+      DimensionHandle out_dim = c->Dim(out, out_rank - i - 1);
+      MF_RETURN_IF_ERROR(c->Merge(in_dim, out_dim, &out_dim));
+      MF_RETURN_IF_ERROR(c->ReplaceDim(out, out_rank - i - 1, out_dim, &out));
+    }
+  }
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+// A vector as long as the longer input.
+Status BroadcastArgsShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &unused));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &unused));
+  const DimensionHandle x = c->Dim(c->input(0), 0);
+  const DimensionHandle y = c->Dim(c->input(1), 0);
+  if (!c->ValueKnown(x) || !c->ValueKnown(y)) {
+    c->set_output(0, c->Vector(c->UnknownDim()));
+    return OkStatus();
+  }
+  c->set_output(0, c->Vector(std::max(c->Value(x), c->Value(y))));
+  return OkStatus();
+}
+
+// [num_true, rank(input)].
+Status WhereShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  c->set_output(0, c->Matrix(c->UnknownDim(), c->RankKnown(input)
+                                                  ? c->MakeDim(c->Rank(input))
+                                                  : c->UnknownDim()));
+  return OkStatus();
+}
+
+Status ReverseV2Shape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  ShapeHandle axis;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &axis));
+  if (c->Rank(input) > 8) {
+    return errors::InvalidArgument(
+        "reverse does not work on tensors with more than 8 dimensions");
+  }
+  const Tensor* axis_t = c->input_tensor(1);
+  if (axis_t != nullptr && c->RankKnown(input)) {
+    const int64_t rank = c->Rank(input);
+    std::vector<int64_t> axes;
+    MF_RETURN_IF_ERROR(GetIntValues(*axis_t, "axis", &axes));
+    std::vector<bool> seen(rank, false);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t canonical = axes[i] < 0 ? rank + axes[i] : axes[i];
+      if (canonical < 0 || canonical >= rank) {
+        return errors::InvalidArgument("'axis'[", i, "] = ", axes[i],
+                                       " is out of valid range [0, ", rank - 1);
+      }
+      if (seen[canonical]) {
+        return errors::InvalidArgument("axis ", canonical,
+                                       " specified more than once.");
+      }
+      seen[canonical] = true;
+    }
+  }
+  c->set_output(0, input);
+  return OkStatus();
+}
+
+Status InvertPermutationShape(InferenceContext* c) {
+  ShapeHandle x;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &x));
+  c->set_output(0, x);
+  return OkStatus();
+}
+
+Status ShapeNShape(InferenceContext* c) {
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const ShapeHandle input = c->input(i);
+    c->set_output(i, c->Vector(c->RankKnown(input) ? c->MakeDim(c->Rank(input))
+                                                   : c->UnknownDim()));
+  }
+  return OkStatus();
+}
+
+// The input's shape merged with the `shape` attr.
+Status EnsureShapeShape(InferenceContext* c) {
+  PartialTensorShape desired;
+  MF_RETURN_IF_ERROR(c->GetAttr("shape", &desired));
+  ShapeHandle desired_handle;
+  MF_RETURN_IF_ERROR(
+      c->MakeShapeFromPartialTensorShape(desired, &desired_handle));
+  ShapeHandle merged;
+  MF_RETURN_IF_ERROR(c->Merge(desired_handle, c->input(0), &merged));
+  c->set_output(0, merged);
+  return OkStatus();
+}
+
+// y is a vector of unknown length, idx has x's shape; x must be a vector.
+Status UniqueShape(InferenceContext* c) {
+  c->set_output(0, c->Vector(c->UnknownDim()));
+  c->set_output(1, c->input(0));
+  ShapeHandle unused;
+  return c->WithRank(c->input(0), 1, &unused);
+}
+
+// The input's shape with dim batch_dim merged with len(seq_lengths).
+Status ReverseSequenceShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  ShapeHandle seq_lens;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &seq_lens));
+  int64_t seq_dim;
+  int64_t batch_dim;
+  MF_RETURN_IF_ERROR(c->GetAttr("seq_dim", &seq_dim));
+  MF_RETURN_IF_ERROR(c->GetAttr("batch_dim", &batch_dim));
+  if (!c->RankKnown(input)) return shape_inference::UnknownShape(c);
+  const int32_t rank = c->Rank(input);
+  if (batch_dim >= rank) {
+    return errors::InvalidArgument(
+        "batch_dim must be < input rank: ", batch_dim, " vs. ", rank);
+  }
+  if (seq_dim >= rank) {
+    return errors::InvalidArgument("seq_dim must be < input rank: ", seq_dim,
+                                   " vs. ", rank);
+  }
+  if (batch_dim < 0) {
+    return errors::InvalidArgument("batch_dim must be >=0, got ", batch_dim);
+  }
+  DimensionHandle batch = c->Dim(input, batch_dim);
+  MF_RETURN_IF_ERROR(c->Merge(batch, c->Dim(seq_lens, 0), &batch));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->ReplaceDim(input, batch_dim, batch, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
 }  // namespace
 
 // ---- Registrations
@@ -825,5 +979,81 @@ REGISTER_OP("MirrorPad")
     .Attr("Tpaddings: {int32, int64} = DT_INT32")
     .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
     .SetShapeFn(MirrorPadShape);
+
+REGISTER_OP("BroadcastTo")
+    .Input("input: T")
+    .Input("shape: Tidx")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(BroadcastToShape);
+
+REGISTER_OP("BroadcastArgs")
+    .Input("s0: T")
+    .Input("s1: T")
+    .Output("r0: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(BroadcastArgsShape);
+
+REGISTER_OP("Where")
+    .Input("input: T")
+    .Attr("T: {numbertype, bool} = DT_BOOL")
+    .Output("index: int64")
+    .SetShapeFn(WhereShape);
+
+REGISTER_OP("ReverseV2")
+    .Input("tensor: T")
+    .Input("axis: Tidx")
+    .Output("output: T")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .Attr(
+        "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
+        "bfloat16, half, float, double, complex64, complex128, string}")
+    .SetShapeFn(ReverseV2Shape);
+
+REGISTER_OP("InvertPermutation")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(InvertPermutationShape);
+
+REGISTER_OP("ShapeN")
+    .Input("input: N * T")
+    .Output("output: N * out_type")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(ShapeNShape);
+
+REGISTER_OP("EnsureShape")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("shape: shape")
+    .Attr("T: type")
+    .SetShapeFn(EnsureShapeShape);
+
+REGISTER_OP("Snapshot")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("Unique")
+    .Input("x: T")
+    .Output("y: T")
+    .Output("idx: out_idx")
+    .Attr("T: type")
+    .Attr("out_idx: {int32, int64} = DT_INT32")
+    .SetShapeFn(UniqueShape);
+
+REGISTER_OP("ReverseSequence")
+    .Input("input: T")
+    .Input("seq_lengths: Tlen")
+    .Output("output: T")
+    .Attr("seq_dim: int")
+    .Attr("batch_dim: int = 0")
+    .Attr("T: type")
+    .Attr("Tlen: {int32, int64} = DT_INT64")
+    .SetShapeFn(ReverseSequenceShape);
 
 }  // namespace minflow

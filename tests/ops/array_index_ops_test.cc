@@ -1,5 +1,5 @@
 // Shape functions of src/ops/array_index_ops.cc: Slice, StridedSlice,
-// GatherV2 and OneHot.
+// GatherV2, OneHot, GatherNd, ScatterNd and the TensorScatter ops.
 #include <cstdint>
 #include <initializer_list>
 
@@ -220,6 +220,69 @@ TEST(ArrayIndexOpsTest, OneHot) {
   op.ClearInputTensor(1);
   INFER_ERROR("Shape must be rank 0 but is rank 1", op, "[2,3];[1];[];[]");
   INFER_ERROR("Shape must be rank 0 but is rank 1", op, "[2,3];[];[2];[]");
+}
+
+TEST(ArrayIndexOpsTest, GatherNdShape) {
+  ShapeInferenceTestOp op("GatherNd");
+  INFER_OK(op, "[4,3];[2,1]", "[d1_0,d0_1]");
+  INFER_OK(op, "[4,3,5];[2,7,2]", "[d1_0,d1_1,d0_2]");
+  INFER_OK(op, "[4,3];[2]", "[]");
+  INFER_OK(op, "[4,3];[5,0]", "[d1_0,d0_0,d0_1]");
+  INFER_OK(op, "?;[2,1]", "?");
+  INFER_OK(op, "[4,3];[2,?]", "?");
+  INFER_OK(op, "[4,?];?", "?");
+  INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[];[1]");
+  INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[1];[]");
+  INFER_ERROR(
+      "indices.shape[-1] must be <= params.rank, but saw indices shape: "
+      "[2,3] and params shape: [4,3]",
+      op, "[4,3];[2,3]");
+}
+
+TEST(ArrayIndexOpsTest, ScatterNdShape) {
+  ShapeInferenceTestOp op("ScatterNd");
+  op.SetInputTensor(2, AsTensor<int32_t>({4, 3}));
+  INFER_OK(op, "[2,1];[2,3];[2]", "[4,3]");
+  INFER_OK(op, "[2,2];[2];[2]", "[4,3]");
+  INFER_OK(op, "?;?;[2]", "[4,3]");
+  INFER_OK(op, "[2,?];[2,3];[2]", "[4,3]");
+  INFER_ERROR(
+      "Dimensions [0,1) of indices[shape=[2,1]] = [2] must match dimensions "
+      "[0,1) of updates[shape=[5,3]] = [5]",
+      op, "[2,1];[5,3];[2]");
+  INFER_ERROR(
+      "Dimensions [1,2) of input[shape=[4,3]] = [3] must match dimensions "
+      "[1,2) of updates[shape=[2,4]] = [4]",
+      op, "[2,1];[2,4];[2]");
+  INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[];[2];[2]");
+  INFER_ERROR("Shape must be at least rank 1 but is rank 0", op, "[2];[];[2]");
+  op.SetInputTensor(2, AsTensor<int32_t>({0, 3}));
+  INFER_ERROR("Indices and updates specified for empty input", op,
+              "[2,1];[2,3];[2]");
+  INFER_OK(op, "[0,1];[0,3];[2]", "[0,3]");
+  // An unknown shape tensor of known length gives a known rank.
+  ShapeInferenceTestOp unknown("ScatterNd");
+  INFER_OK(unknown, "[2,1];[2,3];[2]", "[?,?]");
+}
+
+TEST(ArrayIndexOpsTest, TensorScatterShape) {
+  for (const char* name : {"TensorScatterUpdate", "TensorScatterAdd"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[4,3];[2,1];[2,3]", "in0");
+    INFER_OK(op, "[4,3];[2,2];[2]", "in0");
+    INFER_OK(op, "?;[2,1];[2,3]", "?");
+    INFER_OK(op, "[4,3];?;?", "in0");
+    INFER_ERROR("must match dimensions [1,2) of updates[shape=[2,4]]", op,
+                "[4,3];[2,1];[2,4]");
+    INFER_ERROR("must match dimensions [0,1) of updates[shape=[3,3]]", op,
+                "[4,3];[2,1];[3,3]");
+    INFER_ERROR("Indices and updates specified for empty input", op,
+                "[0,3];[2,1];[2,3]");
+    INFER_ERROR("Shape must be at least rank 1 but is rank 0", op,
+                "[];[2,1];[2]");
+    INFER_ERROR("Shape must be at least rank 1 but is rank 0", op,
+                "[4,3];[2,1];[]");
+  }
 }
 
 }  // namespace

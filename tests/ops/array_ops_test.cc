@@ -423,5 +423,108 @@ TEST(ArrayOpsTest, MirrorPad) {
   INFER_ERROR("mode", no_mode, "[3];[1,2]");
 }
 
+TEST(ArrayOpsTest, BroadcastTo) {
+  ShapeInferenceTestOp op("BroadcastTo");
+  op.SetInputTensor(1, AsTensor<int32_t>({2, 3, 4}));
+  INFER_OK(op, "[3,1];[3]", "[2,d0_0,4]");
+  INFER_OK(op, "[4];[3]", "[2,3,d0_0]");
+  INFER_OK(op, "?;[3]", "[2,3,4]");
+  INFER_OK(op, "[1,1,1];[3]", "[2,3,4]");
+  INFER_ERROR("Dimensions must be equal, but are 5 and 4", op, "[5];[3]");
+  INFER_ERROR("Shape must be at most rank 3 but is rank 4", op,
+              "[1,2,3,4];[3]");
+  ShapeInferenceTestOp unknown("BroadcastTo");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", unknown, "[1];[3,1]");
+  INFER_OK(unknown, "[3];[2]", "[?,d0_0]");
+  INFER_OK(unknown, "[3];?", "?");
+}
+
+TEST(ArrayOpsTest, BroadcastArgs) {
+  ShapeInferenceTestOp op("BroadcastArgs");
+  INFER_OK(op, "[3];[2]", "[3]");
+  INFER_OK(op, "[1];[4]", "[4]");
+  INFER_OK(op, "[?];[2]", "[?]");
+  INFER_OK(op, "?;?", "[?]");
+  INFER_ERROR("Shape must be rank 1 but is rank 0", op, "[];[2]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2];[2,1]");
+}
+
+TEST(ArrayOpsTest, Where) {
+  ShapeInferenceTestOp op("Where");
+  INFER_OK(op, "[2,3]", "[?,2]");
+  INFER_OK(op, "[]", "[?,0]");
+  INFER_OK(op, "?", "[?,?]");
+}
+
+TEST(ArrayOpsTest, ReverseV2) {
+  ShapeInferenceTestOp op("ReverseV2");
+  INFER_OK(op, "[2,3];[1]", "in0");
+  INFER_OK(op, "?;[2]", "in0");
+  INFER_ERROR("Shape must be rank 1 but is rank 0", op, "[2];[]");
+  INFER_ERROR("reverse does not work on tensors with more than 8 dimensions",
+              op, "[1,1,1,1,1,1,1,1,1];[1]");
+  op.SetInputTensor(1, AsTensor<int32_t>({-1, 0}));
+  INFER_OK(op, "[2,3];[2]", "in0");
+  op.SetInputTensor(1, AsTensor<int64_t>({2}));
+  INFER_ERROR("'axis'[0] = 2 is out of valid range [0, 1", op, "[2,3];[1]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, -1}));
+  INFER_ERROR("axis 1 specified more than once.", op, "[2,3];[2]");
+}
+
+TEST(ArrayOpsTest, InvertPermutation) {
+  ShapeInferenceTestOp op("InvertPermutation");
+  INFER_OK(op, "[5]", "in0");
+  INFER_OK(op, "?", "[?]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[1,2]");
+}
+
+TEST(ArrayOpsTest, ShapeN) {
+  ShapeInferenceTestOp op("ShapeN");
+  INFER_OK(op, "[2,3];?;[]", "[2];[?];[0]");
+  INFER_OK(op, "[?,?,?,?]", "[4]");
+}
+
+TEST(ArrayOpsTest, EnsureShape) {
+  ShapeInferenceTestOp op("EnsureShape");
+  op.Attr("shape", PartialTensorShape({2, -1}));
+  INFER_OK(op, "?", "[2,?]");
+  INFER_OK(op, "[?,3]", "[2,d0_1]");
+  INFER_OK(op, "[2,3]", "in0");
+  INFER_ERROR("Dimension 0 in both shapes must be equal, but are 2 and 3", op,
+              "[3,3]");
+  INFER_ERROR("Shapes must be equal rank, but are 2 and 1", op, "[2]");
+  op.Attr("shape", PartialTensorShape());
+  INFER_OK(op, "[2,3]", "in0");
+}
+
+TEST(ArrayOpsTest, Snapshot) {
+  ShapeInferenceTestOp op("Snapshot");
+  INFER_OK(op, "[2,?]", "in0");
+  INFER_OK(op, "?", "in0");
+}
+
+TEST(ArrayOpsTest, Unique) {
+  ShapeInferenceTestOp op("Unique");
+  INFER_OK(op, "[5]", "[?];in0");
+  INFER_OK(op, "?", "[?];in0");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[5,1]");
+}
+
+TEST(ArrayOpsTest, ReverseSequence) {
+  ShapeInferenceTestOp op("ReverseSequence");
+  op.Attr("seq_dim", int64_t{1}).Attr("batch_dim", int64_t{0});
+  INFER_OK(op, "[2,5,3];[2]", "[d0_0,d0_1,d0_2]");
+  INFER_OK(op, "[?,5,3];[2]", "[d1_0,d0_1,d0_2]");
+  INFER_OK(op, "?;[2]", "?");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2,5];[3]");
+  INFER_ERROR("Shape must be rank 1 but is rank 0", op, "[2,5];[]");
+  op.Attr("seq_dim", int64_t{2});
+  INFER_ERROR("seq_dim must be < input rank: 2 vs. 2", op, "[2,5];[2]");
+  op.Attr("seq_dim", int64_t{0}).Attr("batch_dim", int64_t{3});
+  INFER_ERROR("batch_dim must be < input rank: 3 vs. 2", op, "[2,5];[2]");
+  op.Attr("batch_dim", int64_t{-1});
+  INFER_ERROR("batch_dim must be >=0, got -1", op, "[2,5];[2]");
+}
+
 }  // namespace
 }  // namespace minflow

@@ -1,0 +1,25 @@
+// Checks a graph runs for their side effect: Assert (fails the step when
+// its condition is false, quoting its data) and CheckNumerics (fails on Inf
+// or NaN). Interfaces match TensorFlow's.
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+
+namespace minflow {
+
+REGISTER_OP("Assert")
+    .Input("condition: bool")
+    .Input("data: T")
+    .SetIsStateful()
+    .Attr("T: list(type) >= 1")
+    .Attr("summarize: int = 3")
+    .SetShapeFn(shape_inference::NoOutputs);
+
+REGISTER_OP("CheckNumerics")
+    .Input("tensor: T")
+    .Output("output: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("message: string")
+    .SetIsStateful()
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+}  // namespace minflow
