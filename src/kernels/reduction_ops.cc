@@ -18,7 +18,6 @@ namespace {
 using reduction::EigenReducer;
 using reduction::Kind;
 using reduction::Plan;
-using reduction::PrepareReductionInput;
 using reduction::ReduceEigen;
 using reduction::ReductionIdentity;
 
@@ -65,25 +64,15 @@ class ReductionOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& data = ctx->input(0);
-    ReductionHelper helper;
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &helper, &out));
-    if (out == nullptr) return;
-    const int64_t out_size = out->NumElements();
-    if (out_size == 0) return;
+    reduction::CpuReduction r;
+    OP_REQUIRES_OK(ctx, reduction::BeginCpuReduction(ctx, keep_dims_, &r));
+    if (r.DoneWith(ReductionIdentity<T, K>())) return;
+    Tensor* out = r.out;
+    const int64_t out_size = r.out_size;
     T* out_data = out->base<T>();
-    if (data.NumElements() == 0) {
-      const T identity = ReductionIdentity<T, K>();
-      for (int64_t i = 0; i < out_size; ++i) out_data[i] = identity;
-      return;
-    }
-
     const CPUDevice& d = ctx->eigen_device<CPUDevice>();
-    Plan plan;
-    const Tensor* src = nullptr;
-    Tensor shuffled;
-    OP_REQUIRES_OK(ctx, PrepareReductionInput(ctx, helper, data, out_size,
-                                              &plan, &src, &shuffled));
+    const Plan& plan = r.plan;
+    const Tensor* src = r.src;
     const int64_t count = data.NumElements() / out_size;
 
     if constexpr (kIsLowFloat<T>) {

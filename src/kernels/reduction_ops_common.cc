@@ -158,5 +158,18 @@ Status PrepareReductionInput(OpKernelContext* ctx,
   return OkStatus();
 }
 
+Status BeginCpuReduction(OpKernelContext* ctx, bool keep_dims,
+                         CpuReduction* r) {
+  ReductionHelper helper;
+  MF_RETURN_IF_ERROR(StartReduction(ctx, keep_dims, &helper, &r->out));
+  if (r->out == nullptr) return OkStatus();
+  r->out_size = r->out->NumElements();
+  const Tensor& data = ctx->input(0);
+  r->empty_input = data.NumElements() == 0;
+  if (r->out_size == 0 || r->empty_input) return OkStatus();
+  return PrepareReductionInput(ctx, helper, data, r->out_size, &r->plan,
+                               &r->src, &r->scratch);
+}
+
 }  // namespace reduction
 }  // namespace minflow

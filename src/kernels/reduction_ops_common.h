@@ -136,6 +136,33 @@ Status PrepareReductionInput(OpKernelContext* ctx,
                              int64_t out_size, Plan* plan, const Tensor** src,
                              Tensor* scratch);
 
+// A CPU reduction kernel's input, planned: see BeginCpuReduction.
+struct CpuReduction {
+  Tensor* out = nullptr;  // null: the input was forwarded as the output
+  int64_t out_size = 0;
+  bool empty_input = false;  // then the plan is not made
+  Plan plan;
+  const Tensor* src = nullptr;  // the input, or `scratch` transposed
+  Tensor scratch;
+
+  // Whether the kernel is done before reducing anything: the input was
+  // forwarded, the output is empty, or the input is (and the output is
+  // filled with `identity`, what the reduction of nothing gives).
+  template <typename T>
+  bool DoneWith(T identity) const {
+    if (out == nullptr || out_size == 0) return true;
+    if (!empty_input) return false;
+    T* data = out->base<T>();
+    for (int64_t i = 0; i < out_size; ++i) data[i] = identity;
+    return true;
+  }
+};
+
+// The first steps of every CPU reduction kernel: StartReduction (the axes
+// checked, the output allocated, or the input forwarded when nothing is
+// reduced), then PrepareReductionInput for a non-empty input and output.
+Status BeginCpuReduction(OpKernelContext* ctx, bool keep_dims, CpuReduction* r);
+
 // What an empty reduction yields (TensorFlow's identities; Mean of nothing
 // is NaN for floating types and 0 for integers).
 template <typename T, Kind K>

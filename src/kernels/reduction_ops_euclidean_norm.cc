@@ -39,27 +39,16 @@ class EuclideanNormOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& data = ctx->input(0);
-    ReductionHelper helper;
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &helper, &out));
     // Nothing reduced: like TensorFlow, the input is returned as it is
     // (negative values included).
-    if (out == nullptr) return;
-    const int64_t out_size = out->NumElements();
-    if (out_size == 0) return;
-    T* out_data = out->base<T>();
-    if (data.NumElements() == 0) {
-      for (int64_t i = 0; i < out_size; ++i) out_data[i] = T(0);
-      return;
-    }
+    reduction::CpuReduction r;
+    OP_REQUIRES_OK(ctx, reduction::BeginCpuReduction(ctx, keep_dims_, &r));
+    if (r.DoneWith(T(0))) return;
     const CPUDevice& d = ctx->eigen_device<CPUDevice>();
-    reduction::Plan plan;
-    const Tensor* src = nullptr;
-    Tensor shuffled;
-    OP_REQUIRES_OK(ctx,
-                   reduction::PrepareReductionInput(ctx, helper, data, out_size,
-                                                    &plan, &src, &shuffled));
+    const Tensor* src = r.src;
+    Tensor* out = r.out;
+    const int64_t out_size = r.out_size;
+    T* out_data = out->base<T>();
     Tensor squares;
     Tensor sums;
     OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<C>::v(), src->shape(),
@@ -74,7 +63,7 @@ class EuclideanNormOp : public OpKernel {
     }
     C* sum = sums.base<C>();
     reduction::ReduceEigen<CPUDevice, C, Eigen::internal::SumReducer<C>>(
-        d, sq, plan, sum);
+        d, sq, r.plan, sum);
     for (int64_t i = 0; i < out_size; ++i) {
       if constexpr (std::is_integral<T>::value) {
         out_data[i] = static_cast<T>(std::sqrt(static_cast<double>(sum[i])));

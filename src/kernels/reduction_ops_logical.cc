@@ -20,27 +20,12 @@ class LogicalReductionOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& data = ctx->input(0);
-    ReductionHelper helper;
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &helper, &out));
-    if (out == nullptr) return;
-    const int64_t out_size = out->NumElements();
-    if (out_size == 0) return;
-    bool* out_data = out->base<bool>();
-    if (data.NumElements() == 0) {
-      for (int64_t i = 0; i < out_size; ++i) out_data[i] = kIdentity;
-      return;
-    }
-    reduction::Plan plan;
-    const Tensor* src = nullptr;
-    Tensor shuffled;
-    OP_REQUIRES_OK(ctx,
-                   reduction::PrepareReductionInput(ctx, helper, data, out_size,
-                                                    &plan, &src, &shuffled));
+    reduction::CpuReduction r;
+    OP_REQUIRES_OK(ctx, reduction::BeginCpuReduction(ctx, keep_dims_, &r));
+    if (r.DoneWith(kIdentity)) return;
     reduction::ReduceEigen<CPUDevice, bool, Reducer>(
-        ctx->eigen_device<CPUDevice>(), src->base<const bool>(), plan,
-        out_data);
+        ctx->eigen_device<CPUDevice>(), r.src->base<const bool>(), r.plan,
+        r.out->base<bool>());
   }
 
  private:
