@@ -255,6 +255,53 @@ TEST(NnOpsTest, AvgPool) {
               "[1,4,4,3]");
 }
 
+TEST(NnOpsTest, FusedBatchNormTraining) {
+  for (const char* name : {"FusedBatchNorm", "FusedBatchNormV2"}) {
+    ShapeInferenceTestOp op(name);
+    // Training with the default factor 1 reads only scale and offset.
+    INFER_OK(op, "[2,3,4,5];[5];[5];[?];[7]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[d0_3];[d0_3]");
+    INFER_OK(op, "[2,3,4,?];[?];[5];?;?",
+             "[d0_0,d0_1,d0_2,d2_0];[d2_0];[d2_0];[d2_0];[d2_0]");
+    INFER_OK(op, "?;?;?;?;?", "[?,?,?,?];[?];[?];[?];[?]");
+    INFER_ERROR("Dimensions must be equal, but are 5 and 6", op,
+                "[2,3,4,5];[6];[5];[5];[5]");
+    INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+                "[2,3,5];[5];[5];[5];[5]");
+    INFER_ERROR("Shape must be rank 1 but is rank 2", op,
+                "[2,3,4,5];[5];[5,1];[5];[5]");
+    op.Attr("data_format", "NCHW");
+    INFER_OK(op, "[2,3,4,5];[3];[3];[3];[3]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_1];[d0_1];[d0_1];[d0_1]");
+  }
+}
+
+TEST(NnOpsTest, FusedBatchNormInferenceAndAveragingReadMeanAndVariance) {
+  ShapeInferenceTestOp op("FusedBatchNormV2");
+  op.Attr("is_training", false);
+  INFER_OK(op, "[2,3,4,?];[?];[?];[5];[?]",
+           "[d0_0,d0_1,d0_2,d3_0];[d3_0];[d3_0];[d3_0];[d3_0]");
+  INFER_ERROR("Dimensions must be equal, but are 5 and 7", op,
+              "[2,3,4,5];[5];[5];[5];[7]");
+  op.Attr("is_training", true).Attr("exponential_avg_factor", 0.5f);
+  INFER_ERROR("Dimensions must be equal, but are 5 and 7", op,
+              "[2,3,4,5];[5];[5];[7];[5]");
+}
+
+TEST(NnOpsTest, FusedBatchNormV3TakesFiveDimensionsAndAReserveSpace) {
+  ShapeInferenceTestOp op("FusedBatchNormV3");
+  INFER_OK(op, "[2,3,4,5];[5];[5];[5];[5]",
+           "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[d0_3];[d0_3];?");
+  op.Attr("data_format", "NCDHW");
+  INFER_OK(op, "[2,3,4,5,6];[3];[3];[3];[3]",
+           "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_1];[d0_1];[d0_1];[d0_1];?");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op,
+              "[2,3,4,5];[3];[3];[3];[3]");
+  op.Attr("data_format", "NDHWC");
+  INFER_OK(op, "[2,3,4,5,6];[6];[6];[6];[6]",
+           "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_4];[d0_4];[d0_4];[d0_4];?");
+}
+
 TEST(NnOpsTest, TopKV2) {
   ShapeInferenceTestOp op("TopKV2");
   INFER_OK(op, "[2,5];[]", "[d0_0,?];[d0_0,?]");
