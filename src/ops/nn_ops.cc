@@ -1,5 +1,6 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, DepthwiseConv2dNative,
-// MaxPool, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3) and TopKV2.
+// MaxPool, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN and
+// TopKV2.
 // Interfaces match TensorFlow's.
 #include <string>
 
@@ -263,6 +264,18 @@ REGISTER_OP("FusedBatchNormV3")
     .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormV3Shape);
+
+REGISTER_OP("LRN")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("depth_radius: int = 5")
+    .Attr("bias: float = 1.0")
+    .Attr("alpha: float = 1.0")
+    .Attr("beta: float = 0.5")
+    .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      return shape_inference::UnchangedShapeWithRank(c, 4);
+    });
 
 // ---- Top k
 // ----------------------------------------------------------------------

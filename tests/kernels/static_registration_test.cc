@@ -72,6 +72,7 @@ constexpr const char* kCpuOps[] = {
     "IsFinite",
     "IsInf",
     "IsNan",
+    "LRN",
     "LeakyRelu",
     "Less",
     "LessEqual",

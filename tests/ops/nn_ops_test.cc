@@ -302,6 +302,13 @@ TEST(NnOpsTest, FusedBatchNormV3TakesFiveDimensionsAndAReserveSpace) {
            "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_4];[d0_4];[d0_4];[d0_4];?");
 }
 
+TEST(NnOpsTest, LRNKeepsARankFourShape) {
+  ShapeInferenceTestOp op("LRN");
+  INFER_OK(op, "[1,2,3,4]", "in0");
+  INFER_OK(op, "?", "[?,?,?,?]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[1,2,3]");
+}
+
 TEST(NnOpsTest, TopKV2) {
   ShapeInferenceTestOp op("TopKV2");
   INFER_OK(op, "[2,5];[]", "[d0_0,?];[d0_0,?]");
