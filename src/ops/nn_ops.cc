@@ -1,7 +1,6 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, DepthwiseConv2dNative,
-// MaxPool, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN and
-// TopKV2.
-// Interfaces match TensorFlow's.
+// MaxPool, MaxPoolV2, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN
+// and TopKV2. Interfaces match TensorFlow's.
 #include <string>
 
 #include "minflow/core/tensor.h"
@@ -194,6 +193,18 @@ REGISTER_OP("MaxPool")
     .Input("input: T")
     .Output("output: T")
     .SetShapeFn(shape_inference::MaxPoolShape);
+
+REGISTER_OP("MaxPoolV2")
+    .Attr(
+        "T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, "
+        "uint16, qint8} = DT_FLOAT")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+    .Input("input: T")
+    .Input("ksize: int32")
+    .Input("strides: int32")
+    .Output("output: T")
+    .SetShapeFn(shape_inference::MaxPoolV2Shape);
 
 REGISTER_OP("AvgPool")
     .Input("value: T")

@@ -85,6 +85,7 @@ constexpr const char* kCpuOps[] = {
     "MatMul",
     "Max",
     "MaxPool",
+    "MaxPoolV2",
     "Maximum",
     "Mean",
     "MedianPool2D",

@@ -11,6 +11,7 @@ namespace minflow {
 namespace {
 
 using test::AsScalar;
+using test::AsTensor;
 using Ints = std::vector<int64_t>;
 
 TEST(NnOpsTest, ActivationsKeepTheInputShape) {
@@ -238,6 +239,33 @@ TEST(NnOpsTest, MaxPoolRejectsBadWindows) {
   op = Pool("MaxPool", {1, 5, 2, 1}, {1, 2, 2, 1}, "VALID");
   INFER_ERROR("Negative dimension size caused by subtracting 5 from 4", op,
               "[1,4,4,3]");
+}
+
+TEST(NnOpsTest, MaxPoolV2WindowFromInputs) {
+  ShapeInferenceTestOp op("MaxPoolV2");
+  op.Attr("padding", "VALID");
+  // Unknown window values: TensorFlow gives up on the whole shape.
+  INFER_OK(op, "[1,4,4,3];[4];[4]", "?");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[4,4,3];[4];[4]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[1,4,4,3];[4,1];[4]");
+  INFER_ERROR("Dimension must be 4 but is 3", op, "[1,4,4,3];[4];[3]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 2, 2, 1}))
+      .SetInputTensor(2, AsTensor<int32_t>({1, 2, 2, 1}));
+  INFER_OK(op, "[1,4,4,3];[4];[4]", "[d0_0,2,2,3]");
+  op.Attr("padding", "SAME");
+  INFER_OK(op, "[1,5,5,3];[4];[4]", "[d0_0,3,3,d0_3]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 1, 1, 3}))
+      .SetInputTensor(2, AsTensor<int32_t>({1, 1, 1, 3}));
+  INFER_OK(op, "[1,4,4,6];[4];[4]", "[d0_0,d0_1,d0_2,2]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 0, 2, 1}));
+  INFER_ERROR("Sliding window ksize must be positive, but got 0", op,
+              "[1,4,4,3];[4];[4]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 2, 2, 1}))
+      .SetInputTensor(2, AsTensor<int32_t>({1, 2, 2}));
+  INFER_ERROR(
+      "MaxPool requires the stride attribute to contain 4 values, "
+      "but got: 3",
+      op, "[1,4,4,3];[4];[?]");
 }
 
 TEST(NnOpsTest, AvgPool) {
