@@ -1,5 +1,6 @@
-// Image ops: ExtractImagePatches and the resize family (ResizeBilinear,
-// ResizeNearestNeighbor, ResizeBicubic). Interfaces match TensorFlow's.
+// Image ops: ExtractImagePatches, the resize family (ResizeBilinear,
+// ResizeNearestNeighbor, ResizeBicubic) and CropAndResize. Interfaces match
+// TensorFlow's.
 #include <cstdint>
 #include <vector>
 
@@ -86,7 +87,44 @@ Status ResizeShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// image [N, H, W, C], boxes [num_boxes, 4], box_ind [num_boxes] and
+// crop_size = [crop_height, crop_width] -> [num_boxes, crop_height,
+// crop_width, C] (TensorFlow's SetOutputToSizedImage).
+Status CropAndResizeShape(InferenceContext* c) {
+  ShapeHandle image;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &image));
+  ShapeHandle boxes;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &boxes));
+  ShapeHandle box_ind;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &box_ind));
+  DimensionHandle num_boxes;
+  MF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(boxes, 0), c->Dim(box_ind, 0), &num_boxes));
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(boxes, 1), 4, &unused));
+  ShapeHandle size;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(3), 1, &size));
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(size, 0), 2, &unused));
+  ShapeHandle crop;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(3, &crop));
+  MF_RETURN_IF_ERROR(c->WithRank(crop, 2, &crop));
+  c->set_output(0, c->MakeShape({num_boxes, c->Dim(crop, 0), c->Dim(crop, 1),
+                                 c->Dim(image, 3)}));
+  return OkStatus();
+}
+
 }  // namespace
+
+REGISTER_OP("CropAndResize")
+    .Input("image: T")
+    .Input("boxes: float")
+    .Input("box_ind: int32")
+    .Input("crop_size: int32")
+    .Output("crops: float")
+    .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, double}")
+    .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
+    .Attr("extrapolation_value: float = 0")
+    .SetShapeFn(CropAndResizeShape);
 
 REGISTER_OP("ResizeBilinear")
     .Input("images: T")

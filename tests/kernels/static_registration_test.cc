@@ -44,6 +44,7 @@ constexpr const char* kCpuOps[] = {
     "Conv2D",
     "Cos",
     "Cosh",
+    "CropAndResize",
     "DepthToSpace",
     "DepthwiseConv2dNative",
     "Div",

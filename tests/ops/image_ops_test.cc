@@ -89,5 +89,25 @@ TEST(ImageOpsTest, ResizeRejectsBadShapes) {
   }
 }
 
+TEST(ImageOpsTest, CropAndResize) {
+  ShapeInferenceTestOp op("CropAndResize");
+  INFER_OK(op, "[1,5,5,3];[7,4];[7];[2]", "[d0_0|d1_0|d2_0,?,?,d0_3]");
+  INFER_OK(op, "[1,5,5,3];[?,4];[7];[2]", "[d2_0,?,?,d0_3]");
+  op.SetInputTensor(3, test::AsTensor<int32_t>({4, 6}));
+  INFER_OK(op, "[1,5,5,3];[7,4];[?];[2]", "[d1_0,4,6,d0_3]");
+  INFER_OK(op, "?;?;?;[2]", "[?,4,6,?]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+              "[5,5,3];[7,4];[7];[2]");
+  INFER_ERROR("Shape must be rank 2 but is rank 1", op,
+              "[1,5,5,3];[4];[7];[2]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op,
+              "[1,5,5,3];[7,4];[7,1];[2]");
+  INFER_ERROR("Dimensions must be equal, but are 7 and 6", op,
+              "[1,5,5,3];[7,4];[6];[2]");
+  INFER_ERROR("Dimension must be 4 but is 3", op, "[1,5,5,3];[7,3];[7];[2]");
+  op.ClearInputTensor(3);
+  INFER_ERROR("Dimension must be 2 but is 3", op, "[1,5,5,3];[7,4];[7];[3]");
+}
+
 }  // namespace
 }  // namespace minflow
