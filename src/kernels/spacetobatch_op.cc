@@ -8,8 +8,6 @@
 // padded[b, i_1 * block_1 + o_1, ..., rest], the offsets flattened with the
 // first block dim outermost. BatchToSpaceND undoes it and crops.
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "minflow/core/work_sharder.h"
@@ -35,14 +33,15 @@ struct Plan {
   int64_t row = 1;
 };
 
-Status ReadInts(const Tensor& t, Dims* out) {
+// The values of an int32 or int64 tensor (the op's type attrs allow no
+// other).
+void ReadInts(const Tensor& t, Dims* out) {
   out->clear();
   for (int64_t i = 0; i < t.NumElements(); ++i) {
     out->push_back(t.dtype() == DT_INT32
                        ? static_cast<int64_t>(t.base<const int32_t>()[i])
                        : t.base<const int64_t>()[i]);
   }
-  return OkStatus();
 }
 
 Status MakePlan(bool to_batch, const Tensor& input, const Tensor& block_t,
@@ -64,8 +63,8 @@ Status MakePlan(bool to_batch, const Tensor& input, const Tensor& block_t,
                                    pads_t.shape().DebugString());
   }
   Dims pads;
-  MF_RETURN_IF_ERROR(ReadInts(block_t, &p->block));
-  MF_RETURN_IF_ERROR(ReadInts(pads_t, &pads));
+  ReadInts(block_t, &p->block);
+  ReadInts(pads_t, &pads);
   int64_t product = 1;
   for (int64_t i = 0; i < m; ++i) {
     if (p->block[i] < 1) {
