@@ -546,10 +546,35 @@ Status DepthwiseConv2DNativeShapeImpl(InferenceContext* c,
 }
 
 // A pooling op's four-int `ksize` (every entry positive) and `strides`.
+// The window of a pooling op: MaxPoolV2's ksize and strides inputs
+// (`given`, their constant values) or else the attrs.
+struct GivenWindow {
+  std::vector<int64_t> ksize;
+  std::vector<int64_t> strides;
+};
+
 Status PoolWindow(InferenceContext* c, absl::string_view op_name,
-                  std::vector<int64_t>* ksize, std::vector<int64_t>* strides) {
-  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "strides", strides));
-  MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "ksize", ksize));
+                  const GivenWindow* given, std::vector<int64_t>* ksize,
+                  std::vector<int64_t>* strides) {
+  if (given == nullptr) {
+    MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "strides", strides));
+    MF_RETURN_IF_ERROR(GetFourInts(c, op_name, "ksize", ksize));
+  } else {
+    *ksize = given->ksize;
+    *strides = given->strides;
+    if (strides->size() != 4) {
+      return errors::InvalidArgument(
+          op_name,
+          " requires the stride attribute to contain 4 values, but got: ",
+          strides->size());
+    }
+    if (ksize->size() != 4) {
+      return errors::InvalidArgument(
+          op_name,
+          " requires the ksize attribute to contain 4 values, but got: ",
+          ksize->size());
+    }
+  }
   for (int64_t k : *ksize) {
     if (k <= 0) {
       return errors::InvalidArgument("Sliding window ksize must be positive, ",
@@ -562,7 +587,8 @@ Status PoolWindow(InferenceContext* c, absl::string_view op_name,
 // NCHW_VECT_C: the input is [N, C/4, H, W, 4] (channels in groups of four,
 // the int8 layout of GPU kernels); ksize and strides are in NCHW order and
 // windows move over H and W only, as TensorFlow has it.
-Status PoolVectCShape(InferenceContext* c, absl::string_view op_name) {
+Status PoolVectCShape(InferenceContext* c, absl::string_view op_name,
+                      const GivenWindow* given) {
   ShapeHandle input;
   MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
   DimensionHandle vect = c->Dim(input, 4);
@@ -582,7 +608,7 @@ Status PoolVectCShape(InferenceContext* c, absl::string_view op_name) {
   }
   std::vector<int64_t> strides;
   std::vector<int64_t> ksize;
-  MF_RETURN_IF_ERROR(PoolWindow(c, op_name, &ksize, &strides));
+  MF_RETURN_IF_ERROR(PoolWindow(c, op_name, given, &ksize, &strides));
   if (ksize[0] != 1 || ksize[1] != 1 || strides[0] != 1 || strides[1] != 1) {
     return errors::Unimplemented(
         op_name,
@@ -601,20 +627,20 @@ Status PoolVectCShape(InferenceContext* c, absl::string_view op_name) {
 }
 
 Status PoolShapeImpl(InferenceContext* c, absl::string_view op_name,
-                     bool pools_depth) {
+                     bool pools_depth, const GivenWindow* given = nullptr) {
   std::string format_str = "NHWC";
   const Status format_status = c->GetAttr("data_format", &format_str);
   if (!format_status.ok() && !errors::IsNotFound(format_status)) {
     return format_status;
   }
-  if (format_str == "NCHW_VECT_C") return PoolVectCShape(c, op_name);
+  if (format_str == "NCHW_VECT_C") return PoolVectCShape(c, op_name, given);
   TensorFormat format;
   MF_RETURN_IF_ERROR(GetTensorFormatFromString(format_str, &format));
   ShapeHandle input;
   MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
   std::vector<int64_t> strides;
   std::vector<int64_t> ksize;
-  MF_RETURN_IF_ERROR(PoolWindow(c, op_name, &ksize, &strides));
+  MF_RETURN_IF_ERROR(PoolWindow(c, op_name, given, &ksize, &strides));
   Padding padding;
   MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
   std::vector<int64_t> explicit_paddings;
@@ -663,6 +689,34 @@ Status MaxPoolShape(InferenceContext* c) {
 
 Status AvgPoolShape(InferenceContext* c) {
   return PoolShapeImpl(c, "AvgPool", /*pools_depth=*/false);
+}
+
+Status MaxPoolV2Shape(InferenceContext* c) {
+  std::string format_str;
+  MF_RETURN_IF_ERROR(c->GetAttr("data_format", &format_str));
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(
+      c->WithRank(c->input(0), format_str == "NCHW_VECT_C" ? 5 : 4, &input));
+  // The last two inputs are ksize and strides, each a vector of 4.
+  const int ksize_index = c->num_inputs() - 2;
+  const int strides_index = c->num_inputs() - 1;
+  for (int i : {ksize_index, strides_index}) {
+    ShapeHandle vec;
+    DimensionHandle unused;
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vec));
+    MF_RETURN_IF_ERROR(c->WithValue(c->Dim(vec, 0), 4, &unused));
+  }
+  const Tensor* ksize_t = c->input_tensor(ksize_index);
+  const Tensor* strides_t = c->input_tensor(strides_index);
+  if (ksize_t == nullptr || strides_t == nullptr) {
+    // TensorFlow gives up on the whole shape, rank included.
+    c->set_output(0, c->UnknownShape());
+    return OkStatus();
+  }
+  GivenWindow given;
+  MF_RETURN_IF_ERROR(GetIntValues(*ksize_t, "ksize", &given.ksize));
+  MF_RETURN_IF_ERROR(GetIntValues(*strides_t, "strides", &given.strides));
+  return PoolShapeImpl(c, "MaxPool", /*pools_depth=*/true, &given);
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,23 @@ Status GetTensorFormatFromString(absl::string_view str, TensorFormat* format) {
   return OkStatus();
 }
 
+Status GetTensorFormatAndSpatialDimsFromString(absl::string_view str,
+                                               TensorFormat* format,
+                                               int* num_spatial_dims) {
+  if (str == "NDHWC" || str == "NCDHW") {
+    *format = str == "NDHWC" ? FORMAT_NHWC : FORMAT_NCHW;
+    *num_spatial_dims = 3;
+    return OkStatus();
+  }
+  if (!FormatFromString(str, format)) {
+    return errors::InvalidArgument(
+        "Invalid data format string: ", str,
+        " (data_format must be NHWC, NCHW, NDHWC or NCDHW)");
+  }
+  *num_spatial_dims = 2;
+  return OkStatus();
+}
+
 std::string ToString(TensorFormat format) {
   return format == FORMAT_NCHW ? "NCHW" : "NHWC";
 }

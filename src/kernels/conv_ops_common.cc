@@ -253,6 +253,20 @@ Status InitPoolParameters(const OpKernelConstruction* context,
                           PoolParameters* params) {
   MF_RETURN_IF_ERROR(ReadFormat(context, &params->data_format));
   MF_RETURN_IF_ERROR(context->GetAttr("ksize", &params->ksize));
+  MF_RETURN_IF_ERROR(context->GetAttr("strides", &params->strides));
+  MF_RETURN_IF_ERROR(CheckPoolWindow(params));
+  return ReadPadding(context, /*num_dims=*/4, params->data_format,
+                     &params->padding, &params->explicit_paddings);
+}
+
+Status InitPoolFormatAndPadding(const OpKernelConstruction* context,
+                                PoolParameters* params) {
+  MF_RETURN_IF_ERROR(ReadFormat(context, &params->data_format));
+  return ReadPadding(context, /*num_dims=*/4, params->data_format,
+                     &params->padding, &params->explicit_paddings);
+}
+
+Status CheckPoolWindow(const PoolParameters* params) {
   if (params->ksize.size() != 4) {
     return errors::InvalidArgument(
         "Sliding window ksize field must specify 4 dimensions");
@@ -263,7 +277,6 @@ Status InitPoolParameters(const OpKernelConstruction* context,
                                      " was zero.");
     }
   }
-  MF_RETURN_IF_ERROR(context->GetAttr("strides", &params->strides));
   if (params->strides.size() != 4) {
     return errors::InvalidArgument(
         "Sliding window stride field must specify 4 dimensions");
@@ -308,8 +321,7 @@ Status InitPoolParameters(const OpKernelConstruction* context,
           "depth stride");
     }
   }
-  return ReadPadding(context, /*num_dims=*/4, params->data_format,
-                     &params->padding, &params->explicit_paddings);
+  return OkStatus();
 }
 
 Status ComputePoolDimensions(const PoolParameters& params,

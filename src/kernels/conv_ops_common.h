@@ -103,6 +103,16 @@ struct PoolParameters {
 Status InitPoolParameters(const OpKernelConstruction* context,
                           PoolParameters* params);
 
+// For MaxPoolV2, whose window comes as inputs: reads only `data_format`,
+// `padding` (and `explicit_paddings`); the kernel fills ksize and strides
+// per call and checks them with CheckPoolWindow.
+Status InitPoolFormatAndPadding(const OpKernelConstruction* context,
+                                PoolParameters* params);
+
+// The window checks of InitPoolParameters on params->ksize and
+// params->strides (data_format must be set).
+Status CheckPoolWindow(const PoolParameters* params);
+
 // Pooling geometry: filter_* is the spatial window. A depth window
 // (ksize[3] > 1) pools across channels instead, as TensorFlow's MaxPool
 // does: it must divide the depth (Unimplemented otherwise), spatial strides

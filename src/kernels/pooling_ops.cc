@@ -1,12 +1,13 @@
-// MaxPool and AvgPool (NHWC, CPU): a direct loop over each output pixel's
-// window, vectorised over channels and sharded over output pixels. Padded
-// positions never count: MaxPool ignores them, AvgPool divides by the
+// MaxPool, MaxPoolV2 and AvgPool (NHWC, CPU): a direct loop over each output
+// pixel's window, vectorised over channels and sharded over output pixels.
+// Padded positions never count: MaxPool ignores them, AvgPool divides by the
 // number of taps inside the image (TensorFlow's semantics).
 #define EIGEN_USE_THREADS
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "Eigen/Core"
 #include "minflow/core/work_sharder.h"
@@ -107,11 +108,25 @@ void AvgPoolPixels(const PoolDimensions& d, const T* input, T* output,
 
 enum class PoolKind { kMax, kAvg };
 
-template <typename Device, typename T, PoolKind kKind>
+// The int32 values of a window input (MaxPoolV2's ksize or strides), of
+// any shape as TensorFlow reads them; CheckPoolWindow checks the count.
+std::vector<int64_t> WindowValues(const Tensor& t) {
+  const int32_t* v = t.base<const int32_t>();
+  return std::vector<int64_t>(v, v + t.NumElements());
+}
+
+// kWindowFromInputs: MaxPoolV2, whose ksize and strides are inputs 1 and 2
+// rather than attrs.
+template <typename Device, typename T, PoolKind kKind,
+          bool kWindowFromInputs = false>
 class PoolingOp : public OpKernel {
  public:
   explicit PoolingOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, InitPoolParameters(ctx, &params_));
+    if constexpr (kWindowFromInputs) {
+      OP_REQUIRES_OK(ctx, InitPoolFormatAndPadding(ctx, &params_));
+    } else {
+      OP_REQUIRES_OK(ctx, InitPoolParameters(ctx, &params_));
+    }
     OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
                 errors::InvalidArgument(
                     "Default ",
@@ -128,8 +143,17 @@ class PoolingOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
+    const PoolParameters* params = &params_;
+    PoolParameters from_inputs;
+    if constexpr (kWindowFromInputs) {
+      from_inputs = params_;
+      from_inputs.ksize = WindowValues(ctx->input(1));
+      from_inputs.strides = WindowValues(ctx->input(2));
+      OP_REQUIRES_OK(ctx, CheckPoolWindow(&from_inputs));
+      params = &from_inputs;
+    }
     PoolDimensions d;
-    OP_REQUIRES_OK(ctx, ComputePoolDimensions(params_, input.shape(), &d));
+    OP_REQUIRES_OK(ctx, ComputePoolDimensions(*params, input.shape(), &d));
     TensorShape out_shape;
     OP_REQUIRES_OK(
         ctx, TensorShape::BuildTensorShape(
@@ -162,7 +186,13 @@ class PoolingOp : public OpKernel {
 #define REGISTER_MAX(T)                                          \
   REGISTER_KERNEL_BUILDER(                                       \
       Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-      PoolingOp<CPUDevice, T, PoolKind::kMax>);
+      PoolingOp<CPUDevice, T, PoolKind::kMax>);                  \
+  REGISTER_KERNEL_BUILDER(Name("MaxPoolV2")                      \
+                              .Device(DEVICE_CPU)                \
+                              .TypeConstraint<T>("T")            \
+                              .HostMemory("ksize")               \
+                              .HostMemory("strides"),            \
+                          PoolingOp<CPUDevice, T, PoolKind::kMax, true>);
 TF_CALL_float(REGISTER_MAX) TF_CALL_double(REGISTER_MAX)
     TF_CALL_half(REGISTER_MAX) TF_CALL_bfloat16(REGISTER_MAX)
         TF_CALL_int32(REGISTER_MAX) TF_CALL_int64(REGISTER_MAX)

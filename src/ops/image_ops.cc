@@ -1,5 +1,8 @@
-// Image ops: ExtractImagePatches and the resize family (ResizeBilinear,
-// ResizeNearestNeighbor, ResizeBicubic). Interfaces match TensorFlow's.
+// Image ops: ExtractImagePatches, the resize family (ResizeBilinear,
+// ResizeNearestNeighbor, ResizeBicubic), CropAndResize and non-max
+// suppression (NonMaxSuppressionV3-V5, CombinedNonMaxSuppression). Interfaces
+// match TensorFlow's.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -86,7 +89,198 @@ Status ResizeShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// image [N, H, W, C], boxes [num_boxes, 4], box_ind [num_boxes] and
+// crop_size = [crop_height, crop_width] -> [num_boxes, crop_height,
+// crop_width, C] (TensorFlow's SetOutputToSizedImage).
+Status CropAndResizeShape(InferenceContext* c) {
+  ShapeHandle image;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &image));
+  ShapeHandle boxes;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &boxes));
+  ShapeHandle box_ind;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &box_ind));
+  DimensionHandle num_boxes;
+  MF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(boxes, 0), c->Dim(box_ind, 0), &num_boxes));
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(boxes, 1), 4, &unused));
+  ShapeHandle size;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(3), 1, &size));
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(size, 0), 2, &unused));
+  ShapeHandle crop;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(3, &crop));
+  MF_RETURN_IF_ERROR(c->WithRank(crop, 2, &crop));
+  c->set_output(0, c->MakeShape({num_boxes, c->Dim(crop, 0), c->Dim(crop, 1),
+                                 c->Dim(image, 3)}));
+  return OkStatus();
+}
+
+// boxes [num_boxes, 4], scores [num_boxes] and scalar max_output_size,
+// iou_threshold, score_threshold (and soft_nms_sigma when `soft`); the
+// selection is a vector of unknown length, or of max_output_size when
+// pad_to_max_output_size. Outputs after the selected indices (and scores)
+// are the scalar valid_outputs.
+Status NonMaxSuppressionShape(InferenceContext* c, bool soft,
+                              bool has_valid_outputs) {
+  ShapeHandle boxes;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &boxes));
+  ShapeHandle scores;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &scores));
+  ShapeHandle unused_shape;
+  for (int i = 2; i < (soft ? 6 : 5); ++i) {
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 0, &unused_shape));
+  }
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(boxes, 0), c->Dim(scores, 0), &unused));
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(boxes, 1), 4, &unused));
+  const int selections = soft ? 2 : 1;
+  bool pad = false;
+  if (has_valid_outputs) {
+    MF_RETURN_IF_ERROR(c->GetAttr("pad_to_max_output_size", &pad));
+  }
+  DimensionHandle length = c->UnknownDim();
+  if (pad) MF_RETURN_IF_ERROR(c->MakeDimForScalarInput(2, &length));
+  for (int i = 0; i < selections; ++i) c->set_output(i, c->Vector(length));
+  if (has_valid_outputs) c->set_output(selections, c->Scalar());
+  return OkStatus();
+}
+
+// boxes [batch, num_anchors, q, 4], scores [batch, num_anchors,
+// num_classes] (q is 1 or num_classes) and four scalars -> nmsed_boxes
+// [batch, size, 4], nmsed_scores and nmsed_classes [batch, size],
+// valid_detections [batch], size being max_total_size, or with
+// pad_per_class min(max_total_size, max_output_size_per_class *
+// num_classes).
+Status CombinedNonMaxSuppressionShape(InferenceContext* c) {
+  ShapeHandle boxes;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &boxes));
+  ShapeHandle scores;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 3, &scores));
+  ShapeHandle unused_shape;
+  for (int i = 2; i < 6; ++i) {
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 0, &unused_shape));
+  }
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(boxes, 0), c->Dim(scores, 0), &unused));
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(boxes, 1), c->Dim(scores, 1), &unused));
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(boxes, 3), 4, &unused));
+  const DimensionHandle q = c->Dim(boxes, 2);
+  const DimensionHandle classes = c->Dim(scores, 2);
+  if (c->ValueKnown(q) && c->ValueKnown(classes) && c->Value(q) != 1 &&
+      c->Value(q) != c->Value(classes)) {
+    return errors::InvalidArgument(
+        "third dimension of boxes must be either 1 or equal to the third "
+        "dimension of scores");
+  }
+  DimensionHandle total;
+  MF_RETURN_IF_ERROR(c->MakeDimForScalarInput(3, &total));
+  if (c->ValueKnown(total) && c->Value(total) <= 0) {
+    return errors::InvalidArgument("max_total_size should be > 0 ");
+  }
+  DimensionHandle per_class;
+  MF_RETURN_IF_ERROR(c->MakeDimForScalarInput(2, &per_class));
+  bool pad_per_class;
+  MF_RETURN_IF_ERROR(c->GetAttr("pad_per_class", &pad_per_class));
+  DimensionHandle size = c->UnknownDim();
+  if (!pad_per_class) {
+    size = total;
+  } else {
+    if (c->ValueKnown(per_class) && c->Value(per_class) <= 0) {
+      return errors::InvalidArgument(
+          "max_output_size_per_class must be > 0 if pad_per_class is true ");
+    }
+    if (c->ValueKnown(total) && c->ValueKnown(per_class) &&
+        c->ValueKnown(classes)) {
+      int64_t all_classes;
+      if (__builtin_mul_overflow(c->Value(per_class), c->Value(classes),
+                                 &all_classes)) {
+        all_classes = c->Value(total);
+      }
+      size = c->MakeDim(std::min(c->Value(total), all_classes));
+    }
+  }
+  const DimensionHandle batch = c->Dim(boxes, 0);
+  c->set_output(0, c->MakeShape({batch, size, 4}));
+  c->set_output(1, c->MakeShape({batch, size}));
+  c->set_output(2, c->MakeShape({batch, size}));
+  c->set_output(3, c->Vector(batch));
+  return OkStatus();
+}
+
 }  // namespace
+
+REGISTER_OP("NonMaxSuppressionV3")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T_threshold")
+    .Input("score_threshold: T_threshold")
+    .Output("selected_indices: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("T_threshold: {half, float} = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      return NonMaxSuppressionShape(c, /*soft=*/false,
+                                    /*has_valid_outputs=*/false);
+    });
+
+REGISTER_OP("NonMaxSuppressionV4")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T_threshold")
+    .Input("score_threshold: T_threshold")
+    .Output("selected_indices: int32")
+    .Output("valid_outputs: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("T_threshold: {half, float} = DT_FLOAT")
+    .Attr("pad_to_max_output_size: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      return NonMaxSuppressionShape(c, /*soft=*/false,
+                                    /*has_valid_outputs=*/true);
+    });
+
+REGISTER_OP("NonMaxSuppressionV5")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T")
+    .Input("score_threshold: T")
+    .Input("soft_nms_sigma: T")
+    .Output("selected_indices: int32")
+    .Output("selected_scores: T")
+    .Output("valid_outputs: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("pad_to_max_output_size: bool = false")
+    .SetShapeFn([](InferenceContext* c) {
+      return NonMaxSuppressionShape(c, /*soft=*/true,
+                                    /*has_valid_outputs=*/true);
+    });
+
+REGISTER_OP("CombinedNonMaxSuppression")
+    .Input("boxes: float")
+    .Input("scores: float")
+    .Input("max_output_size_per_class: int32")
+    .Input("max_total_size: int32")
+    .Input("iou_threshold: float")
+    .Input("score_threshold: float")
+    .Output("nmsed_boxes: float")
+    .Output("nmsed_scores: float")
+    .Output("nmsed_classes: float")
+    .Output("valid_detections: int32")
+    .Attr("pad_per_class: bool = false")
+    .Attr("clip_boxes: bool = true")
+    .SetShapeFn(CombinedNonMaxSuppressionShape);
+
+REGISTER_OP("CropAndResize")
+    .Input("image: T")
+    .Input("boxes: float")
+    .Input("box_ind: int32")
+    .Input("crop_size: int32")
+    .Output("crops: float")
+    .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, double}")
+    .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
+    .Attr("extrapolation_value: float = 0")
+    .SetShapeFn(CropAndResizeShape);
 
 REGISTER_OP("ResizeBilinear")
     .Input("images: T")

@@ -1,10 +1,13 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, DepthwiseConv2dNative,
-// MaxPool, AvgPool, Softmax, LogSoftmax and TopKV2. Interfaces match
-// TensorFlow's.
+// MaxPool, MaxPoolV2, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN
+// and TopKV2. Interfaces match TensorFlow's.
+#include <string>
+
 #include "minflow/core/tensor.h"
 #include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/shape_inference.h"
+#include "minflow/framework/tensor_format.h"
 
 namespace minflow {
 
@@ -36,6 +39,49 @@ Status TopKShape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(c->Concatenate(out, c->Vector(k), &out));
   c->set_output(0, out);
   c->set_output(1, out);
+  return OkStatus();
+}
+
+// x [N, H, W, C] (or NCHW; 5-D for NDHWC / NCDHW) with per-channel scale
+// and offset, plus mean and variance when they are read (inference, or a
+// running average): y is x's shape with the channel dim merged across
+// them, the four statistics are [C].
+Status FusedBatchNormShape(InferenceContext* c) {
+  std::string format_str;
+  MF_RETURN_IF_ERROR(c->GetAttr("data_format", &format_str));
+  TensorFormat format;
+  int spatial_dims;
+  MF_RETURN_IF_ERROR(GetTensorFormatAndSpatialDimsFromString(
+      format_str, &format, &spatial_dims));
+  const int rank = spatial_dims + 2;
+  ShapeHandle x;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), rank, &x));
+  bool is_training;
+  MF_RETURN_IF_ERROR(c->GetAttr("is_training", &is_training));
+  float exponential_avg_factor;
+  MF_RETURN_IF_ERROR(
+      c->GetAttr("exponential_avg_factor", &exponential_avg_factor));
+  const int vectors = is_training && exponential_avg_factor == 1.0f ? 3 : 5;
+  const int channel_index = GetTensorFeatureDimIndex(rank, format);
+  DimensionHandle channels = c->Dim(x, channel_index);
+  for (int i = 1; i < vectors; ++i) {
+    ShapeHandle vec;
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vec));
+    MF_RETURN_IF_ERROR(c->Merge(channels, c->Dim(vec, 0), &channels));
+  }
+  ShapeHandle y;
+  MF_RETURN_IF_ERROR(c->ReplaceDim(x, channel_index, channels, &y));
+  c->set_output(0, y);
+  const ShapeHandle vector = c->Vector(channels);
+  for (int i = 1; i <= 4; ++i) c->set_output(i, vector);
+  return OkStatus();
+}
+
+// As FusedBatchNorm, and reserve_space_3 of unknown shape (an opaque
+// buffer for the gradient).
+Status FusedBatchNormV3Shape(InferenceContext* c) {
+  MF_RETURN_IF_ERROR(FusedBatchNormShape(c));
+  c->set_output(5, c->UnknownShape());
   return OkStatus();
 }
 
@@ -148,6 +194,18 @@ REGISTER_OP("MaxPool")
     .Output("output: T")
     .SetShapeFn(shape_inference::MaxPoolShape);
 
+REGISTER_OP("MaxPoolV2")
+    .Attr(
+        "T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, "
+        "uint16, qint8} = DT_FLOAT")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+    .Input("input: T")
+    .Input("ksize: int32")
+    .Input("strides: int32")
+    .Output("output: T")
+    .SetShapeFn(shape_inference::MaxPoolV2Shape);
+
 REGISTER_OP("AvgPool")
     .Input("value: T")
     .Output("output: T")
@@ -157,6 +215,78 @@ REGISTER_OP("AvgPool")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::AvgPoolShape);
+
+// ---- Normalisation
+// ------------------------------------------------------------
+
+REGISTER_OP("FusedBatchNorm")
+    .Input("x: T")
+    .Input("scale: T")
+    .Input("offset: T")
+    .Input("mean: T")
+    .Input("variance: T")
+    .Output("y: T")
+    .Output("batch_mean: T")
+    .Output("batch_variance: T")
+    .Output("reserve_space_1: T")
+    .Output("reserve_space_2: T")
+    .Attr("T: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("exponential_avg_factor: float = 1.0")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormShape);
+
+REGISTER_OP("FusedBatchNormV2")
+    .Input("x: T")
+    .Input("scale: U")
+    .Input("offset: U")
+    .Input("mean: U")
+    .Input("variance: U")
+    .Output("y: T")
+    .Output("batch_mean: U")
+    .Output("batch_variance: U")
+    .Output("reserve_space_1: U")
+    .Output("reserve_space_2: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("exponential_avg_factor: float = 1.0")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormShape);
+
+REGISTER_OP("FusedBatchNormV3")
+    .Input("x: T")
+    .Input("scale: U")
+    .Input("offset: U")
+    .Input("mean: U")
+    .Input("variance: U")
+    .Output("y: T")
+    .Output("batch_mean: U")
+    .Output("batch_variance: U")
+    .Output("reserve_space_1: U")
+    .Output("reserve_space_2: U")
+    .Output("reserve_space_3: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {bfloat16, float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("exponential_avg_factor: float = 1.0")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormV3Shape);
+
+REGISTER_OP("LRN")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("depth_radius: int = 5")
+    .Attr("bias: float = 1.0")
+    .Attr("alpha: float = 1.0")
+    .Attr("beta: float = 0.5")
+    .Attr("T: {half, bfloat16, float} = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      return shape_inference::UnchangedShapeWithRank(c, 4);
+    });
 
 // ---- Top k
 // ----------------------------------------------------------------------

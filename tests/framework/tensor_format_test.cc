@@ -23,6 +23,24 @@ TEST(TensorFormatTest, ParsesBothFormats) {
   EXPECT_EQ(f, FORMAT_NCHW);
 }
 
+TEST(TensorFormatTest, ParsesThreeDimensionalNamesWithSpatialDims) {
+  TensorFormat f = FORMAT_NCHW;
+  int spatial = 0;
+  MF_EXPECT_OK(GetTensorFormatAndSpatialDimsFromString("NDHWC", &f, &spatial));
+  EXPECT_EQ(f, FORMAT_NHWC);
+  EXPECT_EQ(spatial, 3);
+  MF_EXPECT_OK(GetTensorFormatAndSpatialDimsFromString("NCDHW", &f, &spatial));
+  EXPECT_EQ(f, FORMAT_NCHW);
+  EXPECT_EQ(spatial, 3);
+  MF_EXPECT_OK(GetTensorFormatAndSpatialDimsFromString("NHWC", &f, &spatial));
+  EXPECT_EQ(f, FORMAT_NHWC);
+  EXPECT_EQ(spatial, 2);
+  EXPECT_THAT(
+      GetTensorFormatAndSpatialDimsFromString("NCHW_VECT_C", &f, &spatial),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("Invalid data format string: NCHW_VECT_C")));
+}
+
 TEST(TensorFormatTest, ToStringRoundTrips) {
   for (TensorFormat f : {FORMAT_NHWC, FORMAT_NCHW}) {
     TensorFormat parsed = f == FORMAT_NHWC ? FORMAT_NCHW : FORMAT_NHWC;

@@ -10,6 +10,7 @@
 #include "minflow/core/types.h"
 #include "tests/kernels/nn_test_util.h"
 #include "tests/testlib/op_kernel_test_base.h"
+#include "tests/testlib/shape_inference_testutil.h"
 #include "tests/testlib/status_matchers.h"
 
 namespace minflow {
@@ -23,7 +24,7 @@ struct PoolCase {
   int64_t k_h = 1, k_w = 1;
   int64_t s_h = 1, s_w = 1;
   std::string padding = "VALID";
-  std::vector<int64_t> explicit_paddings;
+  std::vector<int64_t> explicit_paddings = {};
 };
 
 void OutputAndPad(const PoolCase& c, int dim, int64_t in, int64_t k,
@@ -92,6 +93,73 @@ class PoolingOpsTest : public test::OpsTestBase {
     return MakeOp();
   }
 
+  // MaxPoolV2: the window as inputs 1 and 2.
+  Status MakePoolV2(DataType dtype, const std::string& padding,
+                    const std::string& data_format = "NHWC") {
+    MakeNode("MaxPoolV2")
+        .Input(dtype)
+        .Input(DT_INT32)
+        .Input(DT_INT32)
+        .Attr("padding", padding)
+        .Attr("data_format", data_format);
+    return MakeOp();
+  }
+  void AddWindow(const std::vector<int32_t>& ksize,
+                 const std::vector<int32_t>& strides) {
+    AddInputFromArray<int32_t>(
+        TensorShape({static_cast<int64_t>(ksize.size())}), ksize);
+    AddInputFromArray<int32_t>(
+        TensorShape({static_cast<int64_t>(strides.size())}), strides);
+  }
+  Status RunV2(const std::vector<int64_t>& input,
+               const std::vector<int32_t>& ksize,
+               const std::vector<int32_t>& strides,
+               const std::string& padding = "VALID") {
+    MF_RETURN_IF_ERROR(MakePoolV2(DT_FLOAT, padding));
+    AddInputTensor(test::RandomTensor<float>(TensorShape(input), 3));
+    AddWindow(ksize, strides);
+    return RunOpKernel();
+  }
+
+  template <typename T>
+  void CheckV2(const PoolCase& c) {
+    SCOPED_TRACE(::testing::Message()
+                 << "MaxPoolV2 " << DataTypeString(DataTypeToEnum<T>::v())
+                 << " input " << TensorShape(c.input).DebugString() << " ksize "
+                 << c.k_h << "," << c.k_w << " strides " << c.s_h << ","
+                 << c.s_w << " " << c.padding);
+    MF_ASSERT_OK(MakePoolV2(DataTypeToEnum<T>::v(), c.padding));
+    const Tensor input = test::RandomTensor<T>(TensorShape(c.input), 11);
+    AddInputTensor(input);
+    const std::vector<int32_t> ksize = {1, static_cast<int32_t>(c.k_h),
+                                        static_cast<int32_t>(c.k_w), 1};
+    const std::vector<int32_t> strides = {1, static_cast<int32_t>(c.s_h),
+                                          static_cast<int32_t>(c.s_w), 1};
+    AddWindow(ksize, strides);
+    MF_ASSERT_OK(RunOpKernel());
+    // The shape function given the window's values.
+    ShapeInferenceTestOp op("MaxPoolV2");
+    op.node_def = *node_def();
+    op.SetInputTensor(1, test::AsTensor<int32_t>(ksize))
+        .SetInputTensor(2, test::AsTensor<int32_t>(strides));
+    const StatusOr<std::string> predicted = ShapeInferenceTestutil::Infer(
+        op, TensorShape(c.input).DebugString() + ";[4];[4]");
+    ASSERT_TRUE(predicted.ok()) << predicted.status();
+    TensorShape shape;
+    const std::vector<double> ref = ReferencePool<T>(c, input, true, &shape);
+    test::ExpectNearReference<T>(*GetOutput(0), shape, ref, 0.0);
+    // Dims the shape function copies from the input print as d0_J.
+    std::string got = *predicted;
+    for (int j = 0; j < 4; ++j) {
+      const std::string ref_dim = "d0_" + std::to_string(j);
+      for (size_t at = got.find(ref_dim); at != std::string::npos;
+           at = got.find(ref_dim)) {
+        got.replace(at, ref_dim.size(), std::to_string(c.input[j]));
+      }
+    }
+    EXPECT_EQ(got, shape.DebugString());
+  }
+
   template <typename T>
   void Check(const std::string& op, const PoolCase& c) {
     SCOPED_TRACE(::testing::Message()
@@ -154,6 +222,55 @@ TEST_F(PoolingOpsTest, MaxPoolIntegersMatchReference) {
     Check<int64_t>("MaxPool", c);
   }
 }
+TEST_F(PoolingOpsTest, MaxPoolV2MatchesReference) {
+  for (const PoolCase& c : Cases(false)) {
+    CheckV2<float>(c);
+    CheckV2<int32_t>(c);
+  }
+}
+
+TEST_F(PoolingOpsTest, MaxPoolV2AcrossDepthAndEmpty) {
+  MF_ASSERT_OK(RunV2({1, 1, 2, 4}, {1, 1, 1, 2}, {1, 1, 1, 2}));
+  EXPECT_EQ(GetOutput(0)->shape(), TensorShape({1, 1, 2, 2}));
+  MF_ASSERT_OK(RunV2({0, 5, 5, 3}, {1, 2, 2, 1}, {1, 2, 2, 1}));
+  EXPECT_EQ(GetOutput(0)->shape(), TensorShape({0, 2, 2, 3}));
+}
+
+TEST_F(PoolingOpsTest, MaxPoolV2ChecksTheWindowInputs) {
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {1, 2, 2}, {1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Sliding window ksize field must specify 4 "
+                                 "dimensions")));
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {1, 2, 2, 1}, {1, 1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Sliding window stride field must specify 4 "
+                                 "dimensions")));
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {1, 0, 2, 1}, {1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Sliding window ksize for dimension 1 was "
+                                 "zero.")));
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {1, 2, 2, 1}, {1, -1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("must be > 0, but got -1")));
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {2, 2, 2, 1}, {1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("Pooling is not yet supported on the batch "
+                                 "dimension.")));
+  EXPECT_THAT(RunV2({1, 4, 4, 3}, {1, 1, 1, 2}, {1, 1, 1, 2}),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("evenly divide the input depth")));
+  EXPECT_THAT(RunV2({1, 3, 3, 1}, {1, 5, 1, 1}, {1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Computed output size would be negative")));
+  EXPECT_THAT(RunV2({4, 4, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("tensor_in must be 4-dimensional")));
+  EXPECT_THAT(MakePoolV2(DT_FLOAT, "VALID", "NCHW"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Default MaxPoolingOp only supports NHWC on "
+                                 "device type CPU")));
+}
+
 TEST_F(PoolingOpsTest, AvgPoolFloatMatchesReference) {
   for (const PoolCase& c : Cases(false)) Check<float>("AvgPool", c);
 }

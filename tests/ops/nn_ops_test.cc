@@ -11,6 +11,7 @@ namespace minflow {
 namespace {
 
 using test::AsScalar;
+using test::AsTensor;
 using Ints = std::vector<int64_t>;
 
 TEST(NnOpsTest, ActivationsKeepTheInputShape) {
@@ -240,6 +241,33 @@ TEST(NnOpsTest, MaxPoolRejectsBadWindows) {
               "[1,4,4,3]");
 }
 
+TEST(NnOpsTest, MaxPoolV2WindowFromInputs) {
+  ShapeInferenceTestOp op("MaxPoolV2");
+  op.Attr("padding", "VALID");
+  // Unknown window values: TensorFlow gives up on the whole shape.
+  INFER_OK(op, "[1,4,4,3];[4];[4]", "?");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[4,4,3];[4];[4]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[1,4,4,3];[4,1];[4]");
+  INFER_ERROR("Dimension must be 4 but is 3", op, "[1,4,4,3];[4];[3]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 2, 2, 1}))
+      .SetInputTensor(2, AsTensor<int32_t>({1, 2, 2, 1}));
+  INFER_OK(op, "[1,4,4,3];[4];[4]", "[d0_0,2,2,3]");
+  op.Attr("padding", "SAME");
+  INFER_OK(op, "[1,5,5,3];[4];[4]", "[d0_0,3,3,d0_3]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 1, 1, 3}))
+      .SetInputTensor(2, AsTensor<int32_t>({1, 1, 1, 3}));
+  INFER_OK(op, "[1,4,4,6];[4];[4]", "[d0_0,d0_1,d0_2,2]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 0, 2, 1}));
+  INFER_ERROR("Sliding window ksize must be positive, but got 0", op,
+              "[1,4,4,3];[4];[4]");
+  op.SetInputTensor(1, AsTensor<int32_t>({1, 2, 2, 1}))
+      .SetInputTensor(2, AsTensor<int32_t>({1, 2, 2}));
+  INFER_ERROR(
+      "MaxPool requires the stride attribute to contain 4 values, "
+      "but got: 3",
+      op, "[1,4,4,3];[4];[?]");
+}
+
 TEST(NnOpsTest, AvgPool) {
   ShapeInferenceTestOp op =
       Pool("AvgPool", {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
@@ -253,6 +281,60 @@ TEST(NnOpsTest, AvgPool) {
   op = Pool("AvgPool", {1, 2, 2, 1}, {1, 2, 2}, "VALID");
   INFER_ERROR("AvgPool requires the strides attribute to contain 4 values", op,
               "[1,4,4,3]");
+}
+
+TEST(NnOpsTest, FusedBatchNormTraining) {
+  for (const char* name : {"FusedBatchNorm", "FusedBatchNormV2"}) {
+    ShapeInferenceTestOp op(name);
+    // Training with the default factor 1 reads only scale and offset.
+    INFER_OK(op, "[2,3,4,5];[5];[5];[?];[7]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[d0_3];[d0_3]");
+    INFER_OK(op, "[2,3,4,?];[?];[5];?;?",
+             "[d0_0,d0_1,d0_2,d2_0];[d2_0];[d2_0];[d2_0];[d2_0]");
+    INFER_OK(op, "?;?;?;?;?", "[?,?,?,?];[?];[?];[?];[?]");
+    INFER_ERROR("Dimensions must be equal, but are 5 and 6", op,
+                "[2,3,4,5];[6];[5];[5];[5]");
+    INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+                "[2,3,5];[5];[5];[5];[5]");
+    INFER_ERROR("Shape must be rank 1 but is rank 2", op,
+                "[2,3,4,5];[5];[5,1];[5];[5]");
+    op.Attr("data_format", "NCHW");
+    INFER_OK(op, "[2,3,4,5];[3];[3];[3];[3]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_1];[d0_1];[d0_1];[d0_1]");
+  }
+}
+
+TEST(NnOpsTest, FusedBatchNormInferenceAndAveragingReadMeanAndVariance) {
+  ShapeInferenceTestOp op("FusedBatchNormV2");
+  op.Attr("is_training", false);
+  INFER_OK(op, "[2,3,4,?];[?];[?];[5];[?]",
+           "[d0_0,d0_1,d0_2,d3_0];[d3_0];[d3_0];[d3_0];[d3_0]");
+  INFER_ERROR("Dimensions must be equal, but are 5 and 7", op,
+              "[2,3,4,5];[5];[5];[5];[7]");
+  op.Attr("is_training", true).Attr("exponential_avg_factor", 0.5f);
+  INFER_ERROR("Dimensions must be equal, but are 5 and 7", op,
+              "[2,3,4,5];[5];[5];[7];[5]");
+}
+
+TEST(NnOpsTest, FusedBatchNormV3TakesFiveDimensionsAndAReserveSpace) {
+  ShapeInferenceTestOp op("FusedBatchNormV3");
+  INFER_OK(op, "[2,3,4,5];[5];[5];[5];[5]",
+           "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[d0_3];[d0_3];?");
+  op.Attr("data_format", "NCDHW");
+  INFER_OK(op, "[2,3,4,5,6];[3];[3];[3];[3]",
+           "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_1];[d0_1];[d0_1];[d0_1];?");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op,
+              "[2,3,4,5];[3];[3];[3];[3]");
+  op.Attr("data_format", "NDHWC");
+  INFER_OK(op, "[2,3,4,5,6];[6];[6];[6];[6]",
+           "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_4];[d0_4];[d0_4];[d0_4];?");
+}
+
+TEST(NnOpsTest, LRNKeepsARankFourShape) {
+  ShapeInferenceTestOp op("LRN");
+  INFER_OK(op, "[1,2,3,4]", "in0");
+  INFER_OK(op, "?", "[?,?,?,?]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[1,2,3]");
 }
 
 TEST(NnOpsTest, TopKV2) {

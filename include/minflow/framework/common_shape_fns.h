@@ -93,6 +93,9 @@ Status DepthwiseConv2DNativeShapeWithExplicitPadding(InferenceContext* c);
 // and takes `explicit_paddings` when the op has it.
 Status MaxPoolShape(InferenceContext* c);
 Status AvgPoolShape(InferenceContext* c);
+// MaxPoolV2: as MaxPool with ksize and strides from the last two inputs
+// (vectors of 4); an unknown shape while either value is unknown.
+Status MaxPoolV2Shape(InferenceContext* c);
 
 // ---- Reductions and concatenation -------------------------------------------
 // Input 0 reduced over the axes in input 1 (a constant scalar or vector,

@@ -25,6 +25,14 @@ bool FormatFromString(absl::string_view str, TensorFormat* format);
 // for anything else.
 Status GetTensorFormatFromString(absl::string_view str, TensorFormat* format);
 
+// As GetTensorFormatFromString, also taking the 3-D names of the same two
+// layouts ("NDHWC" is FORMAT_NHWC, "NCDHW" FORMAT_NCHW, as TensorFlow's
+// parser has them); *num_spatial_dims is 2 or 3. For ops such as
+// FusedBatchNormV3 that take either.
+Status GetTensorFormatAndSpatialDimsFromString(absl::string_view str,
+                                               TensorFormat* format,
+                                               int* num_spatial_dims);
+
 // "NHWC" or "NCHW".
 std::string ToString(TensorFormat format);
 

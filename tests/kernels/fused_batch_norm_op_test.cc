@@ -1,0 +1,235 @@
+// FusedBatchNorm, V2 and V3 against a reference computed here in double:
+// training and inference, the running averages with exponential_avg_factor,
+// NHWC, NCHW and the 5-D layouts, half and bfloat16 inputs, empty inputs,
+// the shape function against every output, and every error path.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "minflow/core/tensor.h"
+#include "tests/kernels/array_op_test_util.h"
+#include "tests/kernels/nn_test_util.h"
+
+namespace minflow {
+namespace {
+
+struct Case {
+  std::vector<int64_t> x;
+  const char* format;
+  bool training;
+  float factor;
+};
+
+class FusedBatchNormOpTest : public test::ArrayOpTest {
+ protected:
+  void Make(const char* op, DataType t, bool training, float factor,
+            const char* format, float epsilon = 0.001f) {
+    auto& b = MakeNode(op).Input(t);
+    const DataType u = std::string(op) == "FusedBatchNorm" ? t : DT_FLOAT;
+    b.Input(u).Input(u).Input(u).Input(u);
+    b.Attr("epsilon", epsilon)
+        .Attr("exponential_avg_factor", factor)
+        .Attr("data_format", format)
+        .Attr("is_training", training);
+    MF_ASSERT_OK(MakeOp());
+  }
+
+  template <typename T>
+  void Check(const char* op, const Case& k) {
+    SCOPED_TRACE(::testing::Message()
+                 << op << " " << DataTypeString(DataTypeToEnum<T>::v()) << " "
+                 << TensorShape(k.x).DebugString() << " " << k.format
+                 << " training " << k.training << " factor " << k.factor);
+    const float eps = 0.001f;
+    Make(op, DataTypeToEnum<T>::v(), k.training, k.factor, k.format, eps);
+    const TensorShape shape(k.x);
+    const bool nchw = k.format[1] == 'C';
+    const int cdim = nchw ? 1 : shape.dims() - 1;
+    const int64_t channels = shape.dim_size(cdim);
+    const Tensor x = test::RandomTensor<T>(shape, 1);
+    const Tensor scale = test::RandomTensor<float>(TensorShape({channels}), 2);
+    const Tensor offset = test::RandomTensor<float>(TensorShape({channels}), 3);
+    const Tensor mean = test::RandomTensor<float>(TensorShape({channels}), 4);
+    Tensor var = test::RandomTensor<float>(TensorShape({channels}), 5);
+    for (int64_t c = 0; c < channels; ++c) {
+      var.base<float>()[c] = std::abs(var.base<float>()[c]) + 0.5f;
+    }
+    AddInputTensor(x);
+    AddInputTensor(scale);
+    AddInputTensor(offset);
+    AddInputTensor(mean);
+    AddInputTensor(var);
+    RunAndCheckShapes();
+
+    // Reference in double.
+    const auto channel_of = [&](int64_t e) {
+      return test::Unravel(e, shape)[cdim];
+    };
+    const int64_t n = shape.num_elements();
+    std::vector<double> bm(channels, 0), bv(channels, 0);
+    const int64_t per_channel = channels == 0 ? 0 : n / channels;
+    for (int64_t e = 0; e < n; ++e) {
+      bm[channel_of(e)] += test::ValueAt<T>(x, e) / per_channel;
+    }
+    for (int64_t e = 0; e < n; ++e) {
+      const double d = test::ValueAt<T>(x, e) - bm[channel_of(e)];
+      bv[channel_of(e)] += d * d / per_channel;
+    }
+    const auto f = [](const Tensor& t, int64_t c) {
+      return static_cast<double>(t.base<const float>()[c]);
+    };
+    std::vector<double> y(n);
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t c = channel_of(e);
+      const double m = k.training ? bm[c] : f(mean, c);
+      const double v = k.training ? bv[c] : f(var, c);
+      y[e] = (test::ValueAt<T>(x, e) - m) / std::sqrt(v + eps) * f(scale, c) +
+             f(offset, c);
+    }
+    std::vector<double> out_mean(channels), out_var(channels);
+    std::vector<double> saved_mean(channels), saved_var(channels);
+    const double bessel =
+        per_channel > 1 ? per_channel / (per_channel - 1.0) : 1.0;
+    for (int64_t c = 0; c < channels; ++c) {
+      if (!k.training) {
+        out_mean[c] = saved_mean[c] = f(mean, c);
+        out_var[c] = saved_var[c] = f(var, c);
+        continue;
+      }
+      saved_mean[c] = bm[c];
+      saved_var[c] = bv[c];
+      const double a = k.factor;
+      out_mean[c] = (1 - a) * f(mean, c) + a * bm[c];
+      out_var[c] = (1 - a) * f(var, c) + a * bessel * bv[c];
+    }
+    // y is rounded to T once; the statistics are float.
+    double y_tol = 1e-5;
+    if (std::is_same<T, half>::value) y_tol = 5e-3;
+    if (std::is_same<T, bfloat16>::value) y_tol = 3e-2;
+    test::ExpectNearReference<T>(*GetOutput(0), shape, y, y_tol);
+    const TensorShape vec({channels});
+    test::ExpectNearReference<float>(*GetOutput(1), vec, out_mean, 1e-5);
+    test::ExpectNearReference<float>(*GetOutput(2), vec, out_var, 1e-5);
+    test::ExpectNearReference<float>(*GetOutput(3), vec, saved_mean, 1e-5);
+    test::ExpectNearReference<float>(*GetOutput(4), vec, saved_var, 1e-5);
+    if (std::string(op) == "FusedBatchNormV3") {
+      EXPECT_EQ(GetOutput(5)->shape(), TensorShape({}));
+    }
+  }
+};
+
+const Case kCases[] = {
+    {{2, 3, 4, 5}, "NHWC", true, 1.0f},  {{2, 3, 4, 5}, "NCHW", true, 1.0f},
+    {{2, 3, 4, 5}, "NHWC", true, 0.25f}, {{3, 4, 2, 3}, "NCHW", true, 0.5f},
+    {{2, 3, 4, 5}, "NHWC", false, 1.0f}, {{2, 3, 4, 5}, "NCHW", false, 1.0f},
+    {{1, 1, 1, 3}, "NHWC", true, 1.0f},  // one value per channel
+};
+
+TEST_F(FusedBatchNormOpTest, FloatMatchesReferenceInEveryMode) {
+  for (const Case& k : kCases) {
+    Check<float>("FusedBatchNorm", k);
+    Check<float>("FusedBatchNormV2", k);
+    Check<float>("FusedBatchNormV3", k);
+  }
+}
+
+TEST_F(FusedBatchNormOpTest, HalfAndBfloat16MatchReference) {
+  for (const Case& k : kCases) {
+    Check<half>("FusedBatchNormV2", k);
+    Check<bfloat16>("FusedBatchNormV3", k);
+  }
+}
+
+TEST_F(FusedBatchNormOpTest, FiveDimensionalLayouts) {
+  Check<float>("FusedBatchNormV3", {{2, 2, 3, 4, 3}, "NDHWC", true, 1.0f});
+  Check<float>("FusedBatchNormV3", {{2, 3, 2, 3, 4}, "NCDHW", true, 0.5f});
+  Check<float>("FusedBatchNormV3", {{2, 3, 2, 3, 4}, "NCDHW", false, 1.0f});
+}
+
+TEST_F(FusedBatchNormOpTest, LargeNhwcUsesEveryShard) {
+  Check<float>("FusedBatchNormV3", {{4, 32, 32, 16}, "NHWC", true, 1.0f});
+  Check<float>("FusedBatchNormV3", {{4, 16, 32, 32}, "NCHW", false, 1.0f});
+}
+
+TEST_F(FusedBatchNormOpTest, EmptyInputGivesNanStatistics) {
+  for (const bool training : {true, false}) {
+    Make("FusedBatchNormV3", DT_FLOAT, training, 1.0f, "NHWC");
+    AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 2, 2, 3})));
+    for (int i = 0; i < 4; ++i) {
+      AddInputFromArray<float>(TensorShape({3}), {1, 2, 3});
+    }
+    RunAndCheckShapes();
+    EXPECT_EQ(GetOutput(0)->shape(), TensorShape({0, 2, 2, 3}));
+    for (int o = 1; o <= 4; ++o) {
+      ASSERT_EQ(GetOutput(o)->shape(), TensorShape({3}));
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_TRUE(std::isnan(GetOutput(o)->base<float>()[c])) << o;
+      }
+    }
+  }
+  // No channels: every output is empty.
+  Make("FusedBatchNorm", DT_FLOAT, true, 1.0f, "NCHW");
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 0, 2, 3})));
+  for (int i = 0; i < 4; ++i)
+    AddInputTensor(Tensor(DT_FLOAT, TensorShape({0})));
+  RunAndCheckShapes();
+  EXPECT_EQ(GetOutput(1)->shape(), TensorShape({0}));
+}
+
+TEST_F(FusedBatchNormOpTest, RejectsBadShapes) {
+  const auto run = [&](bool training, float factor, const TensorShape& x,
+                       const std::vector<TensorShape>& vecs,
+                       const std::string& substr) {
+    Make("FusedBatchNormV3", DT_FLOAT, training, factor, "NHWC");
+    AddInputTensor(test::RandomTensor<float>(x, 1));
+    for (const TensorShape& s : vecs) {
+      AddInputTensor(test::RandomTensor<float>(s, 2));
+    }
+    ExpectInvalid(substr);
+  };
+  const TensorShape c3({3});
+  run(true, 1, TensorShape({2, 3, 3}), {c3, c3, c3, c3},
+      "input must be 4 or 5-dimensional");
+  run(true, 1, TensorShape({1, 2, 2, 3}), {TensorShape({3, 1}), c3, c3, c3},
+      "scale must be 1-dimensional");
+  run(true, 1, TensorShape({1, 2, 2, 3}), {c3, TensorShape({}), c3, c3},
+      "offset must be 1-dimensional");
+  run(true, 1, TensorShape({1, 2, 2, 3}), {c3, c3, TensorShape({}), c3},
+      "estimated_mean must be 1-dimensional");
+  run(true, 1, TensorShape({1, 2, 2, 3}), {c3, c3, c3, TensorShape({1, 3})},
+      "estimated_variance must be 1-dimensional");
+  run(true, 1, TensorShape({1, 2, 2, 3}), {TensorShape({4}), c3, c3, c3},
+      "scale must have the same number of elements as the channels of x, got "
+      "4 and 3");
+  run(true, 1, TensorShape({1, 2, 2, 3}), {c3, TensorShape({2}), c3, c3},
+      "offset must have the same number of elements as the channels of x, "
+      "got 2 and 3");
+  run(false, 1, TensorShape({1, 2, 2, 3}), {c3, c3, TensorShape({2}), c3},
+      "When is_training=false, mean must have the same number of elements "
+      "as the channels of x, got 2 and 3");
+  run(true, 0.5f, TensorShape({1, 2, 2, 3}), {c3, c3, c3, TensorShape({4})},
+      "When exponential_avg_factor != 1, variance must have the same number "
+      "of elements as the channels of x, got 4 and 3");
+}
+
+TEST_F(FusedBatchNormOpTest, TrainingIgnoresMeanAndVarianceSizes) {
+  // As TensorFlow: with factor 1 the running statistics are not read.
+  Make("FusedBatchNormV2", DT_FLOAT, true, 1.0f, "NHWC");
+  AddInputFromArray<float>(TensorShape({1, 1, 2, 1}), {1, 3});
+  AddInputFromArray<float>(TensorShape({1}), {2});
+  AddInputFromArray<float>(TensorShape({1}), {1});
+  AddInputFromArray<float>(TensorShape({0}), {});
+  AddInputFromArray<float>(TensorShape({0}), {});
+  MF_ASSERT_OK(RunOpKernel());
+  // mean 2, variance 1: y = (x - 2) / sqrt(1 + 0.001) * 2 + 1.
+  const double y0 = -2 / std::sqrt(1.001) + 1;
+  test::ExpectNearReference<float>(*GetOutput(0), TensorShape({1, 1, 2, 1}),
+                                   {y0, 2 - y0}, 1e-6);
+  test::ExpectNearReference<float>(*GetOutput(2), TensorShape({1}), {2.0},
+                                   1e-6);  // Bessel-corrected
+}
+
+}  // namespace
+}  // namespace minflow
