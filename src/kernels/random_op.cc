@@ -112,7 +112,7 @@ class RandomUniformIntOp : public OpKernel {
     const T hi = *maxval.base<const T>();
     OP_REQUIRES(
         ctx, lo < hi,
-        errors::InvalidArgument("Need minval < maxval: ", lo, " >= ", hi));
+        errors::InvalidArgument("Need minval < maxval, got ", lo, " >= ", hi));
     functor::FillPhiloxRandom(*ctx->device()->tensorflow_cpu_worker_threads(),
                               generator_.ReserveRandomOutputs(size, 256),
                               out->base<T>(), size,
