@@ -77,6 +77,40 @@ TEST_F(StatelessRandomOpsV2Test, UniformIsPhiloxAtTheGivenKeyAndCounter) {
   }
 }
 
+// TensorFlow documents tf.random.Generator.from_seed(1234).normal([2, 3]):
+// its Philox state is counter [1234, 0] and key 0, and its first draw runs
+// the same normal distribution on that stream (values from the
+// tf.random.Generator docstring and TensorFlow's stateful_random_ops_test).
+TEST_F(StatelessRandomOpsV2Test, NormalMatchesTensorFlowsDocumentedValues) {
+  Make("StatelessRandomNormalV2");
+  MF_ASSERT_OK(Feed({2, 3}, {0}, {1234, 0}, kPhilox));
+  test::ExpectTensorEqual<float>(
+      *GetOutput(0),
+      test::AsTensor<float>({0.9356609f, 1.0854305f, -0.93788373f, -0.50615472f,
+                             1.31697023f, 0.71375787f},
+                            TensorShape({2, 3})));
+  // TensorFlow's second draw: the stream moved on by 6 outputs * 256 blocks.
+  // TensorFlow's test writes these to 7-8 digits and compares with
+  // rtol = atol = 1e-5, so compare the same way.
+  MF_ASSERT_OK(Feed({2, 3}, {0}, {1234 + 6 * 256, 0}, kPhilox));
+  test::ExpectTensorNear<float>(
+      *GetOutput(0),
+      test::AsTensor<float>({-0.3964749f, 0.8369565f, -0.30946946f, 1.1206646f,
+                             1.00852597f, -0.10185789f},
+                            TensorShape({2, 3})),
+      1e-5, 1e-5);
+}
+
+// The same generator's uniform([3]) after that first normal draw, as printed
+// by TensorFlow in a public example.
+TEST_F(StatelessRandomOpsV2Test, UniformMatchesTensorFlowsPrintedValues) {
+  Make("StatelessRandomUniformV2");
+  MF_ASSERT_OK(Feed({3}, {0}, {1234 + 6 * 256, 0}, kPhilox));
+  test::ExpectTensorEqual<float>(
+      *GetOutput(0),
+      test::AsTensor<float>({0.6512613f, 0.9295906f, 0.50873387f}));
+}
+
 // TensorFlow's seeding puts seed in the key and seed2 in counter word 1, so
 // the stateless op at (seed, [0, seed2]) repeats the stateful op's first run.
 TEST_F(StatelessRandomOpsV2Test, MatchesTheStatefulOpsFirstRun) {
