@@ -204,6 +204,14 @@ TEST_F(MultinomialOpTest, RejectsBadInputs) {
   EXPECT_THAT(RunOpKernel(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("num_classes should be positive, got 0")));
+  // Empty, so cheap, but a dim past int32 (TensorFlow indexes with int).
+  ClearInputs();
+  AddInputFromArray<float>(TensorShape({int64_t{1} << 31, 0}), {});
+  AddInputFromArray<int32_t>(TensorShape({}), {1});
+  EXPECT_THAT(RunOpKernel(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("logits.shape = [2147483648,0] too large "
+                                 "for int")));
 }
 
 }  // namespace
