@@ -104,8 +104,9 @@ class DirectSession final : public Session {
   // Every copy of the pipeline's graph shares its nodes' NodeDefs, so the
   // same node in two signatures has the same NodeDef object, and gets the
   // same kernel (kernels are immutable once made; TensorFlow shares its
-  // stateful ones between executors the same way). A node whose inputs'
-  // shapes differ (a pass changed what feeds it) gets a kernel of its own.
+  // stateful ones between executors the same way). A stateless node whose
+  // inputs' shapes differ (a pass changed what feeds it) gets a kernel of
+  // its own; a stateful one never does.
   // The entry holds the NodeDef, so its address is never reused.
   struct CachedKernel {
     std::shared_ptr<const NodeDef> def;
@@ -229,6 +230,15 @@ Status DirectSession::GetOrCreateKernel(
   mu_.AssertHeld();
   const auto key = std::make_pair(node.shared_def().get(),
                                   static_cast<const Device*>(device));
+  // A stateful kernel (a seeded random op's generator, a queue) is one per
+  // node whatever feeds it, or a second signature would restart its state;
+  // it is built without input shapes, so it cannot depend on them.
+  const bool stateful = node.op_def().is_stateful();
+  std::vector<PartialTensorShape> unknown_shapes;
+  if (stateful) {
+    unknown_shapes.resize(input_shapes.size());
+    input_shapes = unknown_shapes;
+  }
   auto it = kernels_.find(key);
   if (it != kernels_.end() &&
       it->second.input_shapes.size() == input_shapes.size() &&

@@ -606,6 +606,67 @@ TEST(SessionTest, SignaturesShareTheirNodesKernels) {
   EXPECT_EQ(1u, g_probe_shapes.size());
 }
 
+// A seeded RandomUniform is one stream per node: a signature that feeds its
+// shape (so the node's input shapes differ) goes on with the same stream
+// instead of starting it again.
+TEST(SessionTest, StatefulKernelsAreSharedWhateverFeedsThem) {
+  auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(R"pb(
+                                   node {
+                                     name: "shape"
+                                     op: "Const"
+                                     attr {
+                                       key: "dtype"
+                                       value { type: DT_INT32 }
+                                     }
+                                     attr {
+                                       key: "value"
+                                       value {
+                                         tensor {
+                                           dtype: DT_INT32
+                                           tensor_shape { dim { size: 1 } }
+                                           int_val: 4
+                                         }
+                                       }
+                                     }
+                                   }
+                                   node {
+                                     name: "r"
+                                     op: "RandomUniform"
+                                     input: "shape"
+                                     attr {
+                                       key: "T"
+                                       value { type: DT_INT32 }
+                                     }
+                                     attr {
+                                       key: "dtype"
+                                       value { type: DT_FLOAT }
+                                     }
+                                     attr {
+                                       key: "seed"
+                                       value { i: 7 }
+                                     }
+                                     attr {
+                                       key: "seed2"
+                                       value { i: 11 }
+                                     }
+                                   }
+                                 )pb"),
+                                 SessionOptions());
+  MF_ASSERT_OK(session.status());
+  std::vector<Tensor> first, second, fed;
+  MF_ASSERT_OK((*session)->Run({}, {"r"}, {}, &first));
+  MF_ASSERT_OK((*session)->Run({}, {"r"}, {}, &second));
+  Tensor shape(DT_INT32, TensorShape({1}));
+  shape.flat<int32_t>()(0) = 4;
+  MF_ASSERT_OK((*session)->Run({{"shape", shape}}, {"r"}, {}, &fed));
+  const float a = first[0].flat<float>()(0);
+  const float b = second[0].flat<float>()(0);
+  const float c = fed[0].flat<float>()(0);
+  EXPECT_NE(a, b);
+  EXPECT_NE(c, a) << "the fed signature restarted the random stream";
+  EXPECT_NE(c, b);
+}
+
 TEST(SessionTest, ImportsAndRefinesOnceHoweverManySignaturesRun) {
   const int64_t before = GraphPipeline::num_graphs_prepared();
   auto session = Session::Create(ParseTextProtoOrDie<GraphDef>(kProbeGraph),
