@@ -1,6 +1,6 @@
-// Neural-network ops: activations, BiasAdd, Conv2D, DepthwiseConv2dNative,
-// MaxPool, MaxPoolV2, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN
-// and TopKV2. Interfaces match TensorFlow's.
+// Neural-network ops: activations, BiasAdd, Conv2D, Conv2DBackpropInput,
+// DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool, Softmax, LogSoftmax,
+// FusedBatchNorm (V1-V3), LRN and TopKV2. Interfaces match TensorFlow's.
 #include <string>
 
 #include "minflow/core/tensor.h"
@@ -82,6 +82,60 @@ Status FusedBatchNormShape(InferenceContext* c) {
 Status FusedBatchNormV3Shape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(FusedBatchNormShape(c));
   c->set_output(5, c->UnknownShape());
+  return OkStatus();
+}
+
+// TensorFlow's Conv2DBackpropInputShape: `input_sizes` holds the whole
+// input shape (4 values) or only its rows and cols (2 values; batch from
+// out_backprop, depth from the filter).
+Status Conv2DBackpropInputShape(InferenceContext* c) {
+  std::string format_str;
+  if (!c->GetAttr("data_format", &format_str).ok()) format_str = "NHWC";
+  TensorFormat format;
+  if (!FormatFromString(format_str, &format)) {
+    return errors::InvalidArgument("Invalid data format string: ", format_str);
+  }
+  const int n_dim = GetTensorDimIndex(format, 'N');
+  const int h_dim = GetTensorDimIndex(format, 'H');
+  const int w_dim = GetTensorDimIndex(format, 'W');
+  const int c_dim = GetTensorDimIndex(format, 'C');
+  ShapeHandle out_backprop;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &out_backprop));
+  ShapeHandle filter;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  DimensionHandle batch = c->Dim(out_backprop, n_dim);
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(out_backprop, c_dim), c->Dim(filter, 3), &unused));
+
+  ShapeHandle sizes;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &sizes));
+  if (!c->RankKnown(sizes)) {
+    MF_RETURN_IF_ERROR(c->WithRank(sizes, 4, &sizes));
+  }
+  DimensionHandle rows;
+  DimensionHandle cols;
+  DimensionHandle depth;
+  const int64_t rank = c->Rank(sizes);
+  if (rank == 4) {
+    // As TensorFlow: checked against, but the batch stays out_backprop's.
+    MF_RETURN_IF_ERROR(c->Merge(c->Dim(sizes, n_dim), batch, &unused));
+    rows = c->Dim(sizes, h_dim);
+    cols = c->Dim(sizes, w_dim);
+    depth = c->Dim(sizes, c_dim);
+  } else if (rank == 2) {
+    rows = c->Dim(sizes, 0);
+    cols = c->Dim(sizes, 1);
+    depth = c->Dim(filter, 2);
+  } else {
+    return errors::InvalidArgument(
+        "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 "
+        "values, but got: ",
+        rank);
+  }
+  c->set_output(0, format == FORMAT_NHWC
+                       ? c->MakeShape({batch, rows, cols, depth})
+                       : c->MakeShape({batch, depth, rows, cols}));
   return OkStatus();
 }
 
@@ -168,6 +222,20 @@ REGISTER_OP("Conv2D")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(shape_inference::Conv2DShapeWithExplicitPadding);
+
+REGISTER_OP("Conv2DBackpropInput")
+    .Input("input_sizes: int32")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double, int32}")
+    .Attr("strides: list(int)")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(Conv2DBackpropInputShape);
 
 REGISTER_OP("DepthwiseConv2dNative")
     .Input("input: T")

@@ -54,6 +54,7 @@ constexpr const char* kCpuOps[] = {
     "ConcatV2",
     "Const",
     "Conv2D",
+    "Conv2DBackpropInput",
     "Cos",
     "Cosh",
     "CropAndResize",

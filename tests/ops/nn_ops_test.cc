@@ -135,6 +135,48 @@ TEST(NnOpsTest, Conv2DRejectsBadAttrsAndShapes) {
   INFER_ERROR("strides", no_strides, "[1,5,5,3];[3,3,3,8]");
 }
 
+TEST(NnOpsTest, Conv2DBackpropInputTakesTheShapeFromInputSizes) {
+  ShapeInferenceTestOp op = Conv("Conv2DBackpropInput", {1, 2, 2, 1}, "SAME");
+  // Unknown values: only the batch is known, from out_backprop.
+  INFER_OK(op, "[4];[3,3,2,8];[1,5,5,8]", "[d2_0,?,?,?]");
+  INFER_OK(op, "?;?;?", "[?,?,?,?]");
+  op.SetInputTensor(0, AsTensor<int32_t>({1, 10, 9, 2}));
+  INFER_OK(op, "[4];[3,3,2,8];[1,5,5,8]", "[d2_0,10,9,2]");
+  // As TensorFlow: the batch is out_backprop's even when only input_sizes
+  // knows it.
+  INFER_OK(op, "[4];[3,3,2,8];[?,5,5,8]", "[d2_0,10,9,2]");
+  // Two values: rows and cols; batch from out_backprop, depth from the
+  // filter.
+  op.SetInputTensor(0, AsTensor<int32_t>({10, 9}));
+  INFER_OK(op, "[2];[3,3,2,8];[1,5,5,8]", "[d2_0,10,9,d1_2]");
+  op = Conv("Conv2DBackpropInput", {1, 1, 2, 2}, "VALID");
+  op.Attr("data_format", "NCHW");
+  op.SetInputTensor(0, AsTensor<int32_t>({3, 2, 10, 9}));
+  INFER_OK(op, "[4];[3,3,2,8];[3,8,4,4]", "[d2_0,2,10,9]");
+  op.SetInputTensor(0, AsTensor<int32_t>({10, 9}));
+  INFER_OK(op, "[2];[3,3,2,8];[3,8,4,4]", "[d2_0,d1_2,10,9]");
+}
+
+TEST(NnOpsTest, Conv2DBackpropInputRejectsBadShapes) {
+  ShapeInferenceTestOp op = Conv("Conv2DBackpropInput", {1, 1, 1, 1}, "SAME");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+              "[4];[3,3,2,8];[1,5,5]");
+  INFER_ERROR("Shape must be rank 4 but is rank 2", op, "[4];[3,3];[1,5,5,8]");
+  INFER_ERROR("Dimensions must be equal, but are 7 and 8", op,
+              "[4];[3,3,2,8];[1,5,5,7]");
+  op.SetInputTensor(0, AsTensor<int32_t>({1, 5, 5}));
+  INFER_ERROR(
+      "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 "
+      "values, but got: 3",
+      op, "[3];[3,3,2,8];[1,5,5,8]");
+  op.SetInputTensor(0, AsTensor<int32_t>({2, 5, 5, 2}));
+  INFER_ERROR("Dimensions must be equal, but are 2 and 1", op,
+              "[4];[3,3,2,8];[1,5,5,8]");
+  op.Attr("data_format", "NCDHW");
+  INFER_ERROR("Invalid data format string: NCDHW", op,
+              "[4];[3,3,2,8];[1,5,5,8]");
+}
+
 TEST(NnOpsTest, DepthwiseConv2dNative) {
   ShapeInferenceTestOp op =
       Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
