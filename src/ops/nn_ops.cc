@@ -1,11 +1,15 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, Conv2DBackpropInput,
-// DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool, Softmax, LogSoftmax,
-// FusedBatchNorm (V1-V3), LRN and TopKV2. Interfaces match TensorFlow's.
+// Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool, Softmax,
+// LogSoftmax, FusedBatchNorm (V1-V3), LRN and TopKV2. Interfaces match
+// TensorFlow's.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "minflow/core/tensor.h"
 #include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/op.h"
+#include "minflow/framework/padding.h"
 #include "minflow/framework/shape_inference.h"
 #include "minflow/framework/tensor_format.h"
 
@@ -139,6 +143,104 @@ Status Conv2DBackpropInputShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// The output sizes of the three spatial dims of a 5-D window op (Conv3D,
+// the 3-D pools) over `input` laid out as `format`; `window` in D, H, W
+// order, `strides` and `dilations` 5 values in the data format's order.
+Status Spatial3DOutputDims(InferenceContext* c, ShapeHandle input,
+                           TensorFormat format,
+                           const std::vector<DimensionHandle>& window,
+                           const std::vector<int64_t>& strides,
+                           const std::vector<int64_t>& dilations,
+                           Padding padding, std::vector<DimensionHandle>* out) {
+  out->resize(3);
+  for (int i = 0; i < 3; ++i) {
+    const int dim = GetTensorSpatialDimIndex(5, format, i);
+    MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
+        c, c->Dim(input, dim), window[i], dilations[dim], strides[dim], padding,
+        0, 0, &(*out)[i]));
+  }
+  return OkStatus();
+}
+
+ShapeHandle MakeShape3D(InferenceContext* c, TensorFormat format,
+                        DimensionHandle batch,
+                        const std::vector<DimensionHandle>& spatial,
+                        DimensionHandle depth) {
+  return format == FORMAT_NHWC
+             ? c->MakeShape({batch, spatial[0], spatial[1], spatial[2], depth})
+             : c->MakeShape({batch, depth, spatial[0], spatial[1], spatial[2]});
+}
+
+// NDHWC unless `data_format` says NCDHW, as TensorFlow's 3-D shape
+// functions read it.
+TensorFormat Format3D(InferenceContext* c) {
+  std::string data_format;
+  return c->GetAttr("data_format", &data_format).ok() && data_format == "NCDHW"
+             ? FORMAT_NCHW
+             : FORMAT_NHWC;
+}
+
+// TensorFlow's Conv3DShape: input [N,D,H,W,C] (or NCDHW), filter
+// [KD,KH,KW,C/groups,K].
+Status Conv3DShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
+  ShapeHandle filter;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 5, &filter));
+  const TensorFormat format = Format3D(c);
+  std::vector<int64_t> dilations;
+  MF_RETURN_IF_ERROR(c->GetAttr("dilations", &dilations));
+  if (dilations.size() != 5) {
+    return errors::InvalidArgument(
+        "Conv3D requires the dilation attribute to contain 5 values, but got: ",
+        dilations.size());
+  }
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  if (strides.size() != 5) {
+    return errors::InvalidArgument(
+        "Conv3D requires the stride attribute to contain 5 values, but got: ",
+        strides.size());
+  }
+  const DimensionHandle in_depth =
+      c->Dim(input, GetTensorFeatureDimIndex(5, format));
+  const DimensionHandle filter_in_depth = c->Dim(filter, 3);
+  const DimensionHandle out_depth = c->Dim(filter, 4);
+  if (c->ValueKnown(in_depth) && c->ValueKnown(filter_in_depth)) {
+    const int64_t in = c->Value(in_depth);
+    const int64_t per_group = c->Value(filter_in_depth);
+    if (per_group == 0) {
+      return errors::InvalidArgument("Depth of filter must not be 0");
+    }
+    if (in % per_group != 0) {
+      return errors::InvalidArgument(
+          "Depth of input (", in,
+          ") is not a multiple of input depth of filter (", per_group, ")");
+    }
+    const int64_t groups = in / per_group;
+    if (in != per_group && c->ValueKnown(out_depth)) {
+      if (groups == 0) {
+        return errors::InvalidArgument("Number of groups must not be 0");
+      }
+      if (c->Value(out_depth) % groups != 0) {
+        return errors::InvalidArgument(
+            "Depth of output (", c->Value(out_depth),
+            ") is not a multiple of the number of groups (", groups, ")");
+      }
+    }
+  }
+  Padding padding;
+  MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
+  std::vector<DimensionHandle> spatial;
+  MF_RETURN_IF_ERROR(Spatial3DOutputDims(
+      c, input, format,
+      {c->Dim(filter, 0), c->Dim(filter, 1), c->Dim(filter, 2)}, strides,
+      dilations, padding, &spatial));
+  c->set_output(0,
+                MakeShape3D(c, format, c->Dim(input, 0), spatial, out_depth));
+  return OkStatus();
+}
+
 }  // namespace
 
 // ---- Activations
@@ -236,6 +338,17 @@ REGISTER_OP("Conv2DBackpropInput")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(Conv2DBackpropInputShape);
+
+REGISTER_OP("Conv3D")
+    .Input("input: T")
+    .Input("filter: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+    .SetShapeFn(Conv3DShape);
 
 REGISTER_OP("DepthwiseConv2dNative")
     .Input("input: T")

@@ -55,6 +55,7 @@ constexpr const char* kCpuOps[] = {
     "Const",
     "Conv2D",
     "Conv2DBackpropInput",
+    "Conv3D",
     "Cos",
     "Cosh",
     "CropAndResize",

@@ -177,6 +177,49 @@ TEST(NnOpsTest, Conv2DBackpropInputRejectsBadShapes) {
               "[4];[3,3,2,8];[1,5,5,8]");
 }
 
+TEST(NnOpsTest, Conv3D) {
+  ShapeInferenceTestOp op = Conv("Conv3D", {1, 1, 1, 1, 1}, "VALID");
+  op.Attr("dilations", Ints{1, 1, 1, 1, 1});
+  INFER_OK(op, "[2,5,6,7,3];[3,3,3,3,8]", "[d0_0,3,4,5,d1_4]");
+  INFER_OK(op, "[2,?,6,7,3];[3,?,3,3,8]", "[d0_0,?,?,5,d1_4]");
+  INFER_OK(op, "?;?", "[?,?,?,?,?]");
+  // Grouped: 6 channels in 2 groups of 3.
+  INFER_OK(op, "[2,5,6,7,6];[3,3,3,3,8]", "[d0_0,3,4,5,d1_4]");
+  op = Conv("Conv3D", {1, 2, 3, 1, 1}, "SAME");
+  INFER_OK(op, "[2,5,6,7,3];[3,3,3,3,8]", "[d0_0,3,2,d0_3,d1_4]");
+  op.Attr("dilations", Ints{1, 1, 2, 1, 1});
+  op.Attr("strides", Ints{1, 1, 1, 1, 1}).Attr("padding", "VALID");
+  INFER_OK(op, "[2,5,6,7,3];[3,3,3,3,8]", "[d0_0,3,2,5,d1_4]");
+  op = Conv("Conv3D", {1, 1, 2, 1, 1}, "VALID");
+  op.Attr("data_format", "NCDHW");
+  INFER_OK(op, "[2,3,5,6,7];[3,3,3,3,8]", "[d0_0,d1_4,2,4,5]");
+}
+
+TEST(NnOpsTest, Conv3DRejectsBadShapesAndAttrs) {
+  ShapeInferenceTestOp op = Conv("Conv3D", {1, 1, 1, 1, 1}, "VALID");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op, "[2,5,6,7];?");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op, "?;[3,3,3,8]");
+  INFER_ERROR("Depth of filter must not be 0", op, "[2,5,6,7,3];[3,3,3,0,8]");
+  INFER_ERROR(
+      "Depth of input (5) is not a multiple of input depth of filter "
+      "(3)",
+      op, "[2,5,6,7,5];[3,3,3,3,8]");
+  INFER_ERROR(
+      "Depth of output (8) is not a multiple of the number of groups "
+      "(3)",
+      op, "[2,5,6,7,9];[3,3,3,3,8]");
+  INFER_ERROR("Negative dimension size caused by subtracting 3 from 2", op,
+              "[2,2,6,7,3];[3,3,3,3,8]");
+  op.Attr("strides", Ints{1, 1, 1, 1});
+  INFER_ERROR(
+      "Conv3D requires the stride attribute to contain 5 values, but got: 4",
+      op, "[2,5,6,7,3];[3,3,3,3,8]");
+  op.Attr("strides", Ints{1, 1, 1, 1, 1}).Attr("dilations", Ints{1, 1, 1});
+  INFER_ERROR(
+      "Conv3D requires the dilation attribute to contain 5 values, but got: 3",
+      op, "[2,5,6,7,3];[3,3,3,3,8]");
+}
+
 TEST(NnOpsTest, DepthwiseConv2dNative) {
   ShapeInferenceTestOp op =
       Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
