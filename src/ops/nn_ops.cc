@@ -1,7 +1,7 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, Conv2DBackpropInput,
-// Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool, Softmax,
-// LogSoftmax, FusedBatchNorm (V1-V3), LRN and TopKV2. Interfaces match
-// TensorFlow's.
+// Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool, MaxPool3D,
+// AvgPool3D, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN and TopKV2.
+// Interfaces match TensorFlow's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -241,6 +241,42 @@ Status Conv3DShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// TensorFlow's Pool3DShape: input [N,D,H,W,C] (or NCDHW), a window of
+// `ksize` moved by `strides` (5 values each, in the data format's order).
+Status Pool3DShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
+  const TensorFormat format = Format3D(c);
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  if (strides.size() != 5) {
+    return errors::InvalidArgument(
+        "Pool3D ops require the stride attribute to contain 5 values, but "
+        "got: ",
+        strides.size());
+  }
+  std::vector<int64_t> ksize;
+  MF_RETURN_IF_ERROR(c->GetAttr("ksize", &ksize));
+  if (ksize.size() != 5) {
+    return errors::InvalidArgument(
+        "Pool3D requires the ksize attribute to contain 5 values, but got: ",
+        ksize.size());
+  }
+  Padding padding;
+  MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
+  std::vector<DimensionHandle> window;
+  for (int i = 0; i < 3; ++i) {
+    window.push_back(c->MakeDim(ksize[GetTensorSpatialDimIndex(5, format, i)]));
+  }
+  std::vector<DimensionHandle> spatial;
+  MF_RETURN_IF_ERROR(Spatial3DOutputDims(c, input, format, window, strides,
+                                         {1, 1, 1, 1, 1}, padding, &spatial));
+  c->set_output(
+      0, MakeShape3D(c, format, c->Dim(input, 0), spatial,
+                     c->Dim(input, GetTensorFeatureDimIndex(5, format))));
+  return OkStatus();
+}
+
 }  // namespace
 
 // ---- Activations
@@ -396,6 +432,26 @@ REGISTER_OP("AvgPool")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::AvgPoolShape);
+
+REGISTER_OP("MaxPool3D")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 5")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("T: {half, bfloat16, float}")
+    .SetShapeFn(Pool3DShape);
+
+REGISTER_OP("AvgPool3D")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 5")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(Pool3DShape);
 
 // ---- Normalisation
 // ------------------------------------------------------------

@@ -368,6 +368,35 @@ TEST(NnOpsTest, AvgPool) {
               "[1,4,4,3]");
 }
 
+TEST(NnOpsTest, Pool3D) {
+  for (const char* name : {"MaxPool3D", "AvgPool3D"}) {
+    ShapeInferenceTestOp op(name);
+    op.Attr("ksize", Ints{1, 2, 3, 2, 1})
+        .Attr("strides", Ints{1, 2, 1, 2, 1})
+        .Attr("padding", "VALID");
+    INFER_OK(op, "[2,6,7,8,3]", "[d0_0,3,5,4,d0_4]");
+    INFER_OK(op, "[2,?,7,8,3]", "[d0_0,?,5,4,d0_4]");
+    INFER_OK(op, "?", "[?,?,?,?,?]");
+    op.Attr("padding", "SAME");
+    INFER_OK(op, "[2,5,7,9,3]", "[d0_0,3,d0_2,5,d0_4]");
+    op.Attr("data_format", "NCDHW")
+        .Attr("ksize", Ints{1, 1, 2, 3, 2})
+        .Attr("strides", Ints{1, 1, 2, 1, 2});
+    INFER_OK(op, "[2,3,5,7,9]", "[d0_0,d0_1,3,d0_3,5]");
+    INFER_ERROR("Shape must be rank 5 but is rank 4", op, "[2,5,7,9]");
+    op.Attr("strides", Ints{1, 1, 1, 1, 1, 1});
+    INFER_ERROR(
+        "Pool3D ops require the stride attribute to contain 5 values, but "
+        "got: 6",
+        op, "[2,3,5,7,9]");
+    op.Attr("strides", Ints{1, 1, 1, 1, 1})
+        .Attr("ksize", Ints{1, 1, 1, 1, 1, 1});
+    INFER_ERROR(
+        "Pool3D requires the ksize attribute to contain 5 values, but got: 6",
+        op, "[2,3,5,7,9]");
+  }
+}
+
 TEST(NnOpsTest, FusedBatchNormTraining) {
   for (const char* name : {"FusedBatchNorm", "FusedBatchNormV2"}) {
     ShapeInferenceTestOp op(name);
