@@ -1,7 +1,7 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, Conv2DBackpropInput,
-// Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool, MaxPool3D,
-// AvgPool3D, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN and TopKV2.
-// Interfaces match TensorFlow's.
+// Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool,
+// MaxPoolWithArgmax, MaxPool3D, AvgPool3D, Softmax, LogSoftmax, FusedBatchNorm
+// (V1-V3), LRN and TopKV2. Interfaces match TensorFlow's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -432,6 +432,24 @@ REGISTER_OP("AvgPool")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::AvgPoolShape);
+
+REGISTER_OP("MaxPoolWithArgmax")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("Targmax: {int32, int64} = DT_INT64")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("include_batch_in_index: bool = false")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+        "uint16, half, uint32, uint64}")
+    .Input("input: T")
+    .Output("output: T")
+    .Output("argmax: Targmax")
+    .SetShapeFn([](InferenceContext* c) {
+      MF_RETURN_IF_ERROR(shape_inference::MaxPoolShape(c));
+      c->set_output(1, c->output(0));
+      return OkStatus();
+    });
 
 REGISTER_OP("MaxPool3D")
     .Input("input: T")

@@ -116,6 +116,7 @@ constexpr const char* kCpuOps[] = {
     "MaxPool",
     "MaxPool3D",
     "MaxPoolV2",
+    "MaxPoolWithArgmax",
     "Maximum",
     "Mean",
     "MedianPool2D",

@@ -368,6 +368,21 @@ TEST(NnOpsTest, AvgPool) {
               "[1,4,4,3]");
 }
 
+TEST(NnOpsTest, MaxPoolWithArgmaxGivesTwoOutputsOfOneShape) {
+  ShapeInferenceTestOp op("MaxPoolWithArgmax");
+  op.Attr("ksize", Ints{1, 2, 3, 1})
+      .Attr("strides", Ints{1, 2, 2, 1})
+      .Attr("padding", "VALID");
+  INFER_OK(op, "[2,6,7,3]", "[d0_0,3,3,3];[d0_0,3,3,3]");
+  INFER_OK(op, "?", "[?,?,?,?];[?,?,?,?]");
+  op.Attr("padding", "SAME");
+  INFER_OK(op, "[2,5,7,3]", "[d0_0,3,4,d0_3];[d0_0,3,4,d0_3]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[5,7,3]");
+  op.Attr("ksize", Ints{1, 2, 2, 1, 1});
+  INFER_ERROR("requires the ksize attribute to contain 4 values, but got: 5",
+              op, "[2,5,7,3]");
+}
+
 TEST(NnOpsTest, Pool3D) {
   for (const char* name : {"MaxPool3D", "AvgPool3D"}) {
     ShapeInferenceTestOp op(name);
