@@ -138,9 +138,13 @@ Status LaunchConv2DBackpropInput(OpKernelContext* ctx,
       }
     }
   };
-  const int64_t cost_per_unit =
-      block_rows * d.input_cols * d.in_depth * d.filter_rows * d.filter_cols *
-      std::max<int64_t>(1, out_depth_g) / std::max<int64_t>(1, d.stride_rows);
+  // Multiply-adds per block, in double: the product of user sizes may not
+  // fit in int64 (the Shard cost is only a hint).
+  const double cost = static_cast<double>(block_rows) * d.input_cols *
+                      d.in_depth * d.filter_rows * d.filter_cols * out_depth_g /
+                      static_cast<double>(d.stride_rows);
+  const int64_t cost_per_unit = static_cast<int64_t>(
+      std::min(cost, static_cast<double>(int64_t{1} << 50)));
   Shard(workers->num_threads, workers->workers, d.batch * blocks, cost_per_unit,
         work);
   return status;

@@ -119,7 +119,12 @@ class MaxPoolingWithArgmaxOp : public OpKernel {
     const bool include_batch = include_batch_in_index_;
     const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
     const int64_t pixels = d.batch * d.out_rows * d.out_cols;
-    const int64_t cost = d.filter_rows * d.filter_cols * d.in_depth * 2;
+    // In double: the window's size may not fit in int64 (SAME pads any
+    // window), and the Shard cost is only a hint.
+    const double taps =
+        static_cast<double>(d.filter_rows) * d.filter_cols * d.in_depth * 2;
+    const int64_t cost = static_cast<int64_t>(
+        std::min(taps, static_cast<double>(int64_t{1} << 50)));
     Shard(workers->num_threads, workers->workers, pixels, cost,
           [&](int64_t start, int64_t limit) {
             MaxPoolWithArgmaxRange<T, Targmax>(d, include_batch, in, start,

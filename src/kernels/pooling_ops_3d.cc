@@ -166,8 +166,12 @@ class Pooling3DOp : public OpKernel {
     T* out = output->base<T>();
     const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
     const int64_t voxels = d.batch * d.output[0] * d.output[1] * d.output[2];
-    const int64_t cost =
-        d.window[0] * d.window[1] * d.window[2] * d.depth + d.depth;
+    // In double: the window's volume may not fit in int64 (SAME pads any
+    // window), and the Shard cost is only a hint.
+    const double volume = static_cast<double>(d.window[0]) * d.window[1] *
+                          d.window[2] * (d.depth + 1);
+    const int64_t cost = static_cast<int64_t>(
+        std::min(volume, static_cast<double>(int64_t{1} << 50)));
     Shard(workers->num_threads, workers->workers, voxels, cost,
           [&](int64_t start, int64_t limit) {
             Pool3DRange<T, kKind>(d, in, start, limit, out);
