@@ -256,6 +256,15 @@ TEST_F(Conv3DOpTest, RejectsBadShapes) {
   }
 }
 
+TEST_F(Conv3DOpTest, RejectsHugeEmptyInput) {
+  // No elements, so it exists; its planes would overflow the window maths.
+  MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1, 1}, "SAME"));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, int64_t{1} << 32, 1, 1, 0})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 1, 1, 1, 1})));
+  EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("input too large")));
+}
+
 TEST_F(Conv3DOpTest, RejectsNcdhwAndDilationsOnCpu) {
   MF_ASSERT_OK(
       MakeConv(DT_FLOAT, {1, 1, 1, 1, 1}, "VALID", {1, 1, 1, 1, 1}, "NCDHW"));

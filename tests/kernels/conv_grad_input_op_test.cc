@@ -389,6 +389,28 @@ TEST_F(Conv2DBackpropInputOpTest, RejectsMismatchedShapes) {
   }
 }
 
+TEST_F(Conv2DBackpropInputOpTest, RejectsUngroupableOutputDepth) {
+  // 4 input channels in 2 groups of 2, but 3 output channels.
+  MF_ASSERT_OK(MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
+  AddInputFromArray<int32_t>(TensorShape({4}), {1, 4, 4, 4});
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3, 3, 2, 3})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 4, 4, 3})));
+  EXPECT_THAT(RunOpKernel(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("output depth must be evenly divisible by "
+                                 "number of groups: 3 vs 2")));
+}
+
+TEST_F(Conv2DBackpropInputOpTest, RejectsHugeEmptyFilter) {
+  // No elements, so it exists; its rows would overflow the window maths.
+  MF_ASSERT_OK(MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
+  AddInputFromArray<int32_t>(TensorShape({4}), {1, 4, 4, 1});
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({int64_t{1} << 32, 1, 1, 0})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 4, 4, 0})));
+  EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("filter too large")));
+}
+
 TEST_F(Conv2DBackpropInputOpTest, RejectsInputSmallerThanFilter) {
   // VALID with a filter larger than the input: no forward output size.
   MF_ASSERT_OK(MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "VALID"));

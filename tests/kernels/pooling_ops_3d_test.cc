@@ -250,6 +250,13 @@ TEST_F(Pooling3DOpTest, RejectsBadInputs) {
     EXPECT_THAT(RunOpKernel(),
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          HasSubstr("Computed output size would be negative")));
+    // No elements, so it exists; its rows would overflow the window maths.
+    MF_ASSERT_OK(
+        MakePool(op, DT_FLOAT, {1, 2, 2, 2, 1}, {1, 1, 1, 1, 1}, "SAME"));
+    AddInputTensor(
+        Tensor(DT_FLOAT, TensorShape({1, 2, int64_t{1} << 32, 2, 0})));
+    EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        HasSubstr("input too large")));
   }
 }
 
