@@ -1,9 +1,12 @@
-// Conv2D, DepthwiseConv2dNative and MaxPool run through the OpKernel
-// (context, allocation, validation included). Reference in the same run:
-// the GEMM a convolution reduces to once its patches exist ([pixels,
-// patch] x [patch, out_depth], Eigen's matrix product, one thread), so the
-// ratio shows what the patch gathering and sharding cost. Arg: intra-op
-// threads.
+// Conv2D, Conv2DBackpropInput, DepthwiseConv2dNative and MaxPool run
+// through the OpKernel (context, allocation, validation included).
+// Reference in the same run: the GEMM a convolution reduces to once its
+// patches exist ([pixels, patch] x [patch, out_depth], Eigen's matrix
+// product, one thread), so the ratio shows what the patch gathering and
+// sharding cost; Conv2DBackpropInput is compared with the Conv2D of the
+// same FLOPs. Arg: intra-op threads.
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -111,6 +114,33 @@ void BM_Conv2D_1x1(benchmark::State& state) {
             2.0 * 56 * 56 * 64 * 256);
 }
 BENCHMARK(BM_Conv2D_1x1)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+// A decoder's 2x upsampling: the transposed 3x3 stride-2 SAME convolution
+// from [1,64,64,64] to [1,128,128,32]. Its FLOPs (2 x 4096 x 64 x 288) are
+// BM_Conv2D's, the same-run reference.
+void BM_Conv2DBackpropInput(benchmark::State& state) {
+  NodeDef node;
+  node.set_name("bench");
+  node.set_op("Conv2DBackpropInput");
+  node.add_input("input_sizes");
+  node.add_input("filter");
+  node.add_input("out_backprop");
+  AddNodeAttr("T", DT_FLOAT, &node);
+  AddNodeAttr("strides", absl::Span<const int64_t>({1, 2, 2, 1}), &node);
+  AddNodeAttr("padding", "SAME", &node);
+  Tensor sizes(DT_INT32, TensorShape({4}));
+  const int32_t dims[4] = {1, 128, 128, 32};
+  std::copy_n(dims, 4, sizes.base<int32_t>());
+  RunKernel(state, node, static_cast<int>(state.range(0)),
+            {sizes, RandomFloats(TensorShape({3, 3, 32, 64})),
+             RandomFloats(TensorShape({1, 64, 64, 64}))},
+            2.0 * 64 * 64 * 64 * 288);
+}
+BENCHMARK(BM_Conv2DBackpropInput)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime();
 
 // A MobileNet depthwise 3x3 on [1,112,112,32].
 void BM_DepthwiseConv2dNative(benchmark::State& state) {

@@ -1,11 +1,15 @@
-// Neural-network ops: activations, BiasAdd, Conv2D, DepthwiseConv2dNative,
-// MaxPool, MaxPoolV2, AvgPool, Softmax, LogSoftmax, FusedBatchNorm (V1-V3), LRN
-// and TopKV2. Interfaces match TensorFlow's.
+// Neural-network ops: activations, BiasAdd, Conv2D, Conv2DBackpropInput,
+// Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool,
+// MaxPoolWithArgmax, MaxPool3D, AvgPool3D, Softmax, LogSoftmax, FusedBatchNorm
+// (V1-V3), LRN and TopKV2. Interfaces match TensorFlow's.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "minflow/core/tensor.h"
 #include "minflow/framework/common_shape_fns.h"
 #include "minflow/framework/op.h"
+#include "minflow/framework/padding.h"
 #include "minflow/framework/shape_inference.h"
 #include "minflow/framework/tensor_format.h"
 
@@ -82,6 +86,194 @@ Status FusedBatchNormShape(InferenceContext* c) {
 Status FusedBatchNormV3Shape(InferenceContext* c) {
   MF_RETURN_IF_ERROR(FusedBatchNormShape(c));
   c->set_output(5, c->UnknownShape());
+  return OkStatus();
+}
+
+// TensorFlow's Conv2DBackpropInputShape: `input_sizes` holds the whole
+// input shape (4 values) or only its rows and cols (2 values; batch from
+// out_backprop, depth from the filter).
+Status Conv2DBackpropInputShape(InferenceContext* c) {
+  std::string format_str;
+  if (!c->GetAttr("data_format", &format_str).ok()) format_str = "NHWC";
+  TensorFormat format;
+  if (!FormatFromString(format_str, &format)) {
+    return errors::InvalidArgument("Invalid data format string: ", format_str);
+  }
+  const int n_dim = GetTensorDimIndex(format, 'N');
+  const int h_dim = GetTensorDimIndex(format, 'H');
+  const int w_dim = GetTensorDimIndex(format, 'W');
+  const int c_dim = GetTensorDimIndex(format, 'C');
+  ShapeHandle out_backprop;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &out_backprop));
+  ShapeHandle filter;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  DimensionHandle batch = c->Dim(out_backprop, n_dim);
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(out_backprop, c_dim), c->Dim(filter, 3), &unused));
+
+  ShapeHandle sizes;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &sizes));
+  if (!c->RankKnown(sizes)) {
+    MF_RETURN_IF_ERROR(c->WithRank(sizes, 4, &sizes));
+  }
+  DimensionHandle rows;
+  DimensionHandle cols;
+  DimensionHandle depth;
+  const int64_t rank = c->Rank(sizes);
+  if (rank == 4) {
+    // As TensorFlow: checked against, but the batch stays out_backprop's.
+    MF_RETURN_IF_ERROR(c->Merge(c->Dim(sizes, n_dim), batch, &unused));
+    rows = c->Dim(sizes, h_dim);
+    cols = c->Dim(sizes, w_dim);
+    depth = c->Dim(sizes, c_dim);
+  } else if (rank == 2) {
+    rows = c->Dim(sizes, 0);
+    cols = c->Dim(sizes, 1);
+    depth = c->Dim(filter, 2);
+  } else {
+    return errors::InvalidArgument(
+        "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 "
+        "values, but got: ",
+        rank);
+  }
+  c->set_output(0, format == FORMAT_NHWC
+                       ? c->MakeShape({batch, rows, cols, depth})
+                       : c->MakeShape({batch, depth, rows, cols}));
+  return OkStatus();
+}
+
+// The output sizes of the three spatial dims of a 5-D window op (Conv3D,
+// the 3-D pools) over `input` laid out as `format`; `window` in D, H, W
+// order, `strides` and `dilations` 5 values in the data format's order.
+Status Spatial3DOutputDims(InferenceContext* c, ShapeHandle input,
+                           TensorFormat format,
+                           const std::vector<DimensionHandle>& window,
+                           const std::vector<int64_t>& strides,
+                           const std::vector<int64_t>& dilations,
+                           Padding padding, std::vector<DimensionHandle>* out) {
+  out->resize(3);
+  for (int i = 0; i < 3; ++i) {
+    const int dim = GetTensorSpatialDimIndex(5, format, i);
+    MF_RETURN_IF_ERROR(GetWindowedOutputSizeFromDimsV2(
+        c, c->Dim(input, dim), window[i], dilations[dim], strides[dim], padding,
+        0, 0, &(*out)[i]));
+  }
+  return OkStatus();
+}
+
+ShapeHandle MakeShape3D(InferenceContext* c, TensorFormat format,
+                        DimensionHandle batch,
+                        const std::vector<DimensionHandle>& spatial,
+                        DimensionHandle depth) {
+  return format == FORMAT_NHWC
+             ? c->MakeShape({batch, spatial[0], spatial[1], spatial[2], depth})
+             : c->MakeShape({batch, depth, spatial[0], spatial[1], spatial[2]});
+}
+
+// NDHWC unless `data_format` says NCDHW, as TensorFlow's 3-D shape
+// functions read it.
+TensorFormat Format3D(InferenceContext* c) {
+  std::string data_format;
+  return c->GetAttr("data_format", &data_format).ok() && data_format == "NCDHW"
+             ? FORMAT_NCHW
+             : FORMAT_NHWC;
+}
+
+// TensorFlow's Conv3DShape: input [N,D,H,W,C] (or NCDHW), filter
+// [KD,KH,KW,C/groups,K].
+Status Conv3DShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
+  ShapeHandle filter;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 5, &filter));
+  const TensorFormat format = Format3D(c);
+  std::vector<int64_t> dilations;
+  MF_RETURN_IF_ERROR(c->GetAttr("dilations", &dilations));
+  if (dilations.size() != 5) {
+    return errors::InvalidArgument(
+        "Conv3D requires the dilation attribute to contain 5 values, but got: ",
+        dilations.size());
+  }
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  if (strides.size() != 5) {
+    return errors::InvalidArgument(
+        "Conv3D requires the stride attribute to contain 5 values, but got: ",
+        strides.size());
+  }
+  const DimensionHandle in_depth =
+      c->Dim(input, GetTensorFeatureDimIndex(5, format));
+  const DimensionHandle filter_in_depth = c->Dim(filter, 3);
+  const DimensionHandle out_depth = c->Dim(filter, 4);
+  if (c->ValueKnown(in_depth) && c->ValueKnown(filter_in_depth)) {
+    const int64_t in = c->Value(in_depth);
+    const int64_t per_group = c->Value(filter_in_depth);
+    if (per_group == 0) {
+      return errors::InvalidArgument("Depth of filter must not be 0");
+    }
+    if (in % per_group != 0) {
+      return errors::InvalidArgument(
+          "Depth of input (", in,
+          ") is not a multiple of input depth of filter (", per_group, ")");
+    }
+    const int64_t groups = in / per_group;
+    if (in != per_group && c->ValueKnown(out_depth)) {
+      if (groups == 0) {
+        return errors::InvalidArgument("Number of groups must not be 0");
+      }
+      if (c->Value(out_depth) % groups != 0) {
+        return errors::InvalidArgument(
+            "Depth of output (", c->Value(out_depth),
+            ") is not a multiple of the number of groups (", groups, ")");
+      }
+    }
+  }
+  Padding padding;
+  MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
+  std::vector<DimensionHandle> spatial;
+  MF_RETURN_IF_ERROR(Spatial3DOutputDims(
+      c, input, format,
+      {c->Dim(filter, 0), c->Dim(filter, 1), c->Dim(filter, 2)}, strides,
+      dilations, padding, &spatial));
+  c->set_output(0,
+                MakeShape3D(c, format, c->Dim(input, 0), spatial, out_depth));
+  return OkStatus();
+}
+
+// TensorFlow's Pool3DShape: input [N,D,H,W,C] (or NCDHW), a window of
+// `ksize` moved by `strides` (5 values each, in the data format's order).
+Status Pool3DShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, &input));
+  const TensorFormat format = Format3D(c);
+  std::vector<int64_t> strides;
+  MF_RETURN_IF_ERROR(c->GetAttr("strides", &strides));
+  if (strides.size() != 5) {
+    return errors::InvalidArgument(
+        "Pool3D ops require the stride attribute to contain 5 values, but "
+        "got: ",
+        strides.size());
+  }
+  std::vector<int64_t> ksize;
+  MF_RETURN_IF_ERROR(c->GetAttr("ksize", &ksize));
+  if (ksize.size() != 5) {
+    return errors::InvalidArgument(
+        "Pool3D requires the ksize attribute to contain 5 values, but got: ",
+        ksize.size());
+  }
+  Padding padding;
+  MF_RETURN_IF_ERROR(GetPaddingAttr(c, "padding", &padding));
+  std::vector<DimensionHandle> window;
+  for (int i = 0; i < 3; ++i) {
+    window.push_back(c->MakeDim(ksize[GetTensorSpatialDimIndex(5, format, i)]));
+  }
+  std::vector<DimensionHandle> spatial;
+  MF_RETURN_IF_ERROR(Spatial3DOutputDims(c, input, format, window, strides,
+                                         {1, 1, 1, 1, 1}, padding, &spatial));
+  c->set_output(
+      0, MakeShape3D(c, format, c->Dim(input, 0), spatial,
+                     c->Dim(input, GetTensorFeatureDimIndex(5, format))));
   return OkStatus();
 }
 
@@ -169,6 +361,31 @@ REGISTER_OP("Conv2D")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(shape_inference::Conv2DShapeWithExplicitPadding);
 
+REGISTER_OP("Conv2DBackpropInput")
+    .Input("input_sizes: int32")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double, int32}")
+    .Attr("strides: list(int)")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(Conv2DBackpropInputShape);
+
+REGISTER_OP("Conv3D")
+    .Input("input: T")
+    .Input("filter: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+    .SetShapeFn(Conv3DShape);
+
 REGISTER_OP("DepthwiseConv2dNative")
     .Input("input: T")
     .Input("filter: T")
@@ -215,6 +432,44 @@ REGISTER_OP("AvgPool")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::AvgPoolShape);
+
+REGISTER_OP("MaxPoolWithArgmax")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("Targmax: {int32, int64} = DT_INT64")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("include_batch_in_index: bool = false")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+        "uint16, half, uint32, uint64}")
+    .Input("input: T")
+    .Output("output: T")
+    .Output("argmax: Targmax")
+    .SetShapeFn([](InferenceContext* c) {
+      MF_RETURN_IF_ERROR(shape_inference::MaxPoolShape(c));
+      c->set_output(1, c->output(0));
+      return OkStatus();
+    });
+
+REGISTER_OP("MaxPool3D")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 5")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("T: {half, bfloat16, float}")
+    .SetShapeFn(Pool3DShape);
+
+REGISTER_OP("AvgPool3D")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 5")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(Pool3DShape);
 
 // ---- Normalisation
 // ------------------------------------------------------------

@@ -152,6 +152,27 @@ TEST_F(ExtractImagePatchesOpTest, RejectsBadAttrs) {
           ::testing::HasSubstr("ksizes must have 4 elements, but got 5")));
 }
 
+// Issue 17: zero-sized patches and zero strides are errors, never an
+// output.
+TEST_F(ExtractImagePatchesOpTest, RejectsZeroSizedPatchesAndStrides) {
+  EXPECT_THAT(Make(DT_FLOAT, {2, 0, 1, 1, 1, 1, "SAME"}),
+              ::minflow::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("ksizes is out of range.")));
+  EXPECT_THAT(Make(DT_FLOAT, {2, 2, 0, 1, 1, 1, "SAME"}),
+              ::minflow::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("strides is out of range.")));
+  EXPECT_THAT(Make(DT_FLOAT, {2, 2, 1, 0, 1, 1, "VALID"}),
+              ::minflow::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("strides is out of range.")));
+  EXPECT_THAT(Make(DT_FLOAT, {2, 2, 1, 1, 1, 0, "VALID"}),
+              ::minflow::testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  ::testing::HasSubstr("rates is out of range.")));
+}
+
 TEST_F(ExtractImagePatchesOpTest, RejectsHugeImagesAndPatches) {
   MF_ASSERT_OK(Make(DT_FLOAT, {2, 2, 1, 1, 1, 1, "VALID"}));
   AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, int64_t{1} << 32, 2, 1})));

@@ -372,6 +372,39 @@ TEST_F(PoolingOpsTest, RejectsZeroOrNegativeStride) {
                HasSubstr("must be > 0, but got -1")));
 }
 
+// Issue 17: a zero-sized window or a zero stride on any spatial dim is an
+// error in every 2-D pool, never an output.
+TEST_F(PoolingOpsTest, ZeroSizedWindowsAndStridesAreErrors) {
+  for (const char* op : {"MaxPool", "AvgPool"}) {
+    for (int dim : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << op << " dim " << dim);
+      std::vector<int64_t> window = {1, 2, 2, 1};
+      std::vector<int64_t> strides = {1, 1, 1, 1};
+      window[dim] = 0;
+      EXPECT_THAT(
+          MakePool(op, DT_FLOAT, window, strides, "SAME"),
+          StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("was zero.")));
+      window[dim] = 2;
+      strides[dim] = 0;
+      EXPECT_THAT(MakePool(op, DT_FLOAT, window, strides, "SAME"),
+                  StatusIs(absl::StatusCode::kInvalidArgument,
+                           HasSubstr("must be > 0, but got 0")));
+    }
+  }
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {1, 2, 0, 1}, {1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Sliding window ksize for dimension 2 was "
+                                 "zero.")));
+  EXPECT_THAT(RunV2({1, 4, 4, 1}, {1, 2, 2, 1}, {1, 0, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Sliding window stride for dimension 1 must "
+                                 "be > 0, but got 0")));
+  // Also when there is nothing to pool.
+  EXPECT_THAT(RunV2({0, 4, 4, 1}, {1, 2, 2, 1}, {1, 1, 0, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("must be > 0, but got 0")));
+}
+
 TEST_F(PoolingOpsTest, RejectsHugeKsize) {
   EXPECT_THAT(MakePool("MaxPool", DT_FLOAT, {1, int64_t{1} << 33, 2, 1},
                        {1, 1, 1, 1}, "VALID"),

@@ -135,6 +135,91 @@ TEST(NnOpsTest, Conv2DRejectsBadAttrsAndShapes) {
   INFER_ERROR("strides", no_strides, "[1,5,5,3];[3,3,3,8]");
 }
 
+TEST(NnOpsTest, Conv2DBackpropInputTakesTheShapeFromInputSizes) {
+  ShapeInferenceTestOp op = Conv("Conv2DBackpropInput", {1, 2, 2, 1}, "SAME");
+  // Unknown values: only the batch is known, from out_backprop.
+  INFER_OK(op, "[4];[3,3,2,8];[1,5,5,8]", "[d2_0,?,?,?]");
+  INFER_OK(op, "?;?;?", "[?,?,?,?]");
+  op.SetInputTensor(0, AsTensor<int32_t>({1, 10, 9, 2}));
+  INFER_OK(op, "[4];[3,3,2,8];[1,5,5,8]", "[d2_0,10,9,2]");
+  // As TensorFlow: the batch is out_backprop's even when only input_sizes
+  // knows it.
+  INFER_OK(op, "[4];[3,3,2,8];[?,5,5,8]", "[d2_0,10,9,2]");
+  // Two values: rows and cols; batch from out_backprop, depth from the
+  // filter.
+  op.SetInputTensor(0, AsTensor<int32_t>({10, 9}));
+  INFER_OK(op, "[2];[3,3,2,8];[1,5,5,8]", "[d2_0,10,9,d1_2]");
+  op = Conv("Conv2DBackpropInput", {1, 1, 2, 2}, "VALID");
+  op.Attr("data_format", "NCHW");
+  op.SetInputTensor(0, AsTensor<int32_t>({3, 2, 10, 9}));
+  INFER_OK(op, "[4];[3,3,2,8];[3,8,4,4]", "[d2_0,2,10,9]");
+  op.SetInputTensor(0, AsTensor<int32_t>({10, 9}));
+  INFER_OK(op, "[2];[3,3,2,8];[3,8,4,4]", "[d2_0,d1_2,10,9]");
+}
+
+TEST(NnOpsTest, Conv2DBackpropInputRejectsBadShapes) {
+  ShapeInferenceTestOp op = Conv("Conv2DBackpropInput", {1, 1, 1, 1}, "SAME");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+              "[4];[3,3,2,8];[1,5,5]");
+  INFER_ERROR("Shape must be rank 4 but is rank 2", op, "[4];[3,3];[1,5,5,8]");
+  INFER_ERROR("Dimensions must be equal, but are 7 and 8", op,
+              "[4];[3,3,2,8];[1,5,5,7]");
+  op.SetInputTensor(0, AsTensor<int32_t>({1, 5, 5}));
+  INFER_ERROR(
+      "Conv2DBackpropInput requires input_sizes to contain 4 values or 2 "
+      "values, but got: 3",
+      op, "[3];[3,3,2,8];[1,5,5,8]");
+  op.SetInputTensor(0, AsTensor<int32_t>({2, 5, 5, 2}));
+  INFER_ERROR("Dimensions must be equal, but are 2 and 1", op,
+              "[4];[3,3,2,8];[1,5,5,8]");
+  op.Attr("data_format", "NCDHW");
+  INFER_ERROR("Invalid data format string: NCDHW", op,
+              "[4];[3,3,2,8];[1,5,5,8]");
+}
+
+TEST(NnOpsTest, Conv3D) {
+  ShapeInferenceTestOp op = Conv("Conv3D", {1, 1, 1, 1, 1}, "VALID");
+  op.Attr("dilations", Ints{1, 1, 1, 1, 1});
+  INFER_OK(op, "[2,5,6,7,3];[3,3,3,3,8]", "[d0_0,3,4,5,d1_4]");
+  INFER_OK(op, "[2,?,6,7,3];[3,?,3,3,8]", "[d0_0,?,?,5,d1_4]");
+  INFER_OK(op, "?;?", "[?,?,?,?,?]");
+  // Grouped: 6 channels in 2 groups of 3.
+  INFER_OK(op, "[2,5,6,7,6];[3,3,3,3,8]", "[d0_0,3,4,5,d1_4]");
+  op = Conv("Conv3D", {1, 2, 3, 1, 1}, "SAME");
+  INFER_OK(op, "[2,5,6,7,3];[3,3,3,3,8]", "[d0_0,3,2,d0_3,d1_4]");
+  op.Attr("dilations", Ints{1, 1, 2, 1, 1});
+  op.Attr("strides", Ints{1, 1, 1, 1, 1}).Attr("padding", "VALID");
+  INFER_OK(op, "[2,5,6,7,3];[3,3,3,3,8]", "[d0_0,3,2,5,d1_4]");
+  op = Conv("Conv3D", {1, 1, 2, 1, 1}, "VALID");
+  op.Attr("data_format", "NCDHW");
+  INFER_OK(op, "[2,3,5,6,7];[3,3,3,3,8]", "[d0_0,d1_4,2,4,5]");
+}
+
+TEST(NnOpsTest, Conv3DRejectsBadShapesAndAttrs) {
+  ShapeInferenceTestOp op = Conv("Conv3D", {1, 1, 1, 1, 1}, "VALID");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op, "[2,5,6,7];?");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op, "?;[3,3,3,8]");
+  INFER_ERROR("Depth of filter must not be 0", op, "[2,5,6,7,3];[3,3,3,0,8]");
+  INFER_ERROR(
+      "Depth of input (5) is not a multiple of input depth of filter "
+      "(3)",
+      op, "[2,5,6,7,5];[3,3,3,3,8]");
+  INFER_ERROR(
+      "Depth of output (8) is not a multiple of the number of groups "
+      "(3)",
+      op, "[2,5,6,7,9];[3,3,3,3,8]");
+  INFER_ERROR("Negative dimension size caused by subtracting 3 from 2", op,
+              "[2,2,6,7,3];[3,3,3,3,8]");
+  op.Attr("strides", Ints{1, 1, 1, 1});
+  INFER_ERROR(
+      "Conv3D requires the stride attribute to contain 5 values, but got: 4",
+      op, "[2,5,6,7,3];[3,3,3,3,8]");
+  op.Attr("strides", Ints{1, 1, 1, 1, 1}).Attr("dilations", Ints{1, 1, 1});
+  INFER_ERROR(
+      "Conv3D requires the dilation attribute to contain 5 values, but got: 3",
+      op, "[2,5,6,7,3];[3,3,3,3,8]");
+}
+
 TEST(NnOpsTest, DepthwiseConv2dNative) {
   ShapeInferenceTestOp op =
       Conv("DepthwiseConv2dNative", {1, 1, 1, 1}, "VALID");
@@ -281,6 +366,50 @@ TEST(NnOpsTest, AvgPool) {
   op = Pool("AvgPool", {1, 2, 2, 1}, {1, 2, 2}, "VALID");
   INFER_ERROR("AvgPool requires the strides attribute to contain 4 values", op,
               "[1,4,4,3]");
+}
+
+TEST(NnOpsTest, MaxPoolWithArgmaxGivesTwoOutputsOfOneShape) {
+  ShapeInferenceTestOp op("MaxPoolWithArgmax");
+  op.Attr("ksize", Ints{1, 2, 3, 1})
+      .Attr("strides", Ints{1, 2, 2, 1})
+      .Attr("padding", "VALID");
+  INFER_OK(op, "[2,6,7,3]", "[d0_0,3,3,3];[d0_0,3,3,3]");
+  INFER_OK(op, "?", "[?,?,?,?];[?,?,?,?]");
+  op.Attr("padding", "SAME");
+  INFER_OK(op, "[2,5,7,3]", "[d0_0,3,4,d0_3];[d0_0,3,4,d0_3]");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[5,7,3]");
+  op.Attr("ksize", Ints{1, 2, 2, 1, 1});
+  INFER_ERROR("requires the ksize attribute to contain 4 values, but got: 5",
+              op, "[2,5,7,3]");
+}
+
+TEST(NnOpsTest, Pool3D) {
+  for (const char* name : {"MaxPool3D", "AvgPool3D"}) {
+    ShapeInferenceTestOp op(name);
+    op.Attr("ksize", Ints{1, 2, 3, 2, 1})
+        .Attr("strides", Ints{1, 2, 1, 2, 1})
+        .Attr("padding", "VALID");
+    INFER_OK(op, "[2,6,7,8,3]", "[d0_0,3,5,4,d0_4]");
+    INFER_OK(op, "[2,?,7,8,3]", "[d0_0,?,5,4,d0_4]");
+    INFER_OK(op, "?", "[?,?,?,?,?]");
+    op.Attr("padding", "SAME");
+    INFER_OK(op, "[2,5,7,9,3]", "[d0_0,3,d0_2,5,d0_4]");
+    op.Attr("data_format", "NCDHW")
+        .Attr("ksize", Ints{1, 1, 2, 3, 2})
+        .Attr("strides", Ints{1, 1, 2, 1, 2});
+    INFER_OK(op, "[2,3,5,7,9]", "[d0_0,d0_1,3,d0_3,5]");
+    INFER_ERROR("Shape must be rank 5 but is rank 4", op, "[2,5,7,9]");
+    op.Attr("strides", Ints{1, 1, 1, 1, 1, 1});
+    INFER_ERROR(
+        "Pool3D ops require the stride attribute to contain 5 values, but "
+        "got: 6",
+        op, "[2,3,5,7,9]");
+    op.Attr("strides", Ints{1, 1, 1, 1, 1})
+        .Attr("ksize", Ints{1, 1, 1, 1, 1, 1});
+    INFER_ERROR(
+        "Pool3D requires the ksize attribute to contain 5 values, but got: 6",
+        op, "[2,3,5,7,9]");
+  }
 }
 
 TEST(NnOpsTest, FusedBatchNormTraining) {
