@@ -1,10 +1,8 @@
 // `minflow ops`: list, show, validate and compare op definitions.
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "minflow/core/file_util.h"
 #include "minflow/core/proto_limits.h"
 #include "minflow/core/status.h"
 #include "minflow/framework/attr_value_util.h"
@@ -68,11 +67,8 @@ Status ReadOpList(const std::string& path, OpList* ops) {
     OpRegistry::Global()->Export(/*include_internal=*/true, ops);
     return OkStatus();
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return errors::NotFound("cannot open '", path, "'");
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  const std::string content = buffer.str();
+  std::string content;
+  MF_RETURN_IF_ERROR(ReadFileToString(path, &content));
   if (absl::EndsWith(path, ".pb")) {
     if (!ops->ParseFromString(content)) {
       return errors::InvalidArgument(path, ": not a binary OpList");

@@ -3,8 +3,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -13,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "minflow/core/file_util.h"
 
 namespace minflow {
 namespace {
@@ -241,11 +240,17 @@ Status TensorToNpy(const Tensor& tensor, std::string* bytes) {
 }
 
 Status ReadNpyFile(const std::string& path, Tensor* tensor) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return errors::NotFound("Cannot open NPY file '", path, "'");
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return errors::Prefix(NpyToTensor(contents.str(), tensor), path, ": ");
+  std::string contents;
+  Status read = ReadFileToString(path, &contents);
+  if (!read.ok()) {
+    // "Cannot open '<path>': <reason>" -> "Cannot open NPY file '<path>'...".
+    std::string message(read.message());
+    if (absl::StartsWith(message, "Cannot open '")) {
+      message.insert(std::strlen("Cannot open "), "NPY file ");
+    }
+    return Status(read.code(), message);
+  }
+  return errors::Prefix(NpyToTensor(contents, tensor), path, ": ");
 }
 
 Status WriteNpyFile(const std::string& path, const Tensor& tensor) {

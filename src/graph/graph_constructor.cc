@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -16,6 +14,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
+#include "minflow/core/file_util.h"
 #include "minflow/core/proto_limits.h"
 #include "minflow/framework/function.h"
 #include "minflow/framework/node_def_util.h"
@@ -526,12 +525,16 @@ Status ReadGraphDefFile(const std::string& path, GraphDef* graph_def) {
                                                    : "not a file",
         ")");
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return errors::NotFound("Cannot open graph file '", path, "'");
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (file.bad()) return errors::DataLoss("Error reading '", path, "'");
-  return errors::Prefix(ParseGraphDef(contents.str(), graph_def), path, ": ");
+  std::string contents;
+  Status read = ReadFileToString(path, &contents);
+  if (!read.ok()) {
+    // The CLI's exit codes key on "Cannot open graph file" (see
+    // ExitCodeForLoadError).
+    return read.code() == absl::StatusCode::kNotFound
+               ? errors::NotFound("Cannot open graph file '", path, "'")
+               : read;
+  }
+  return errors::Prefix(ParseGraphDef(contents, graph_def), path, ": ");
 }
 
 }  // namespace minflow

@@ -1,10 +1,10 @@
 #include "minflow/io/table.h"
 
 #include <algorithm>
-#include <fstream>
 #include <utility>
 #include <vector>
 
+#include "minflow/core/file_util.h"
 #include "minflow/io/crc32c.h"
 #include "src/io/coding.h"
 #include "src/io/snappy.h"
@@ -588,11 +588,8 @@ StatusOr<std::unique_ptr<Table>> Table::Open(std::string filename,
 }
 
 StatusOr<std::unique_ptr<Table>> Table::OpenFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return errors::NotFound("cannot open table ", path);
-  std::string contents((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
-  if (in.bad()) return errors::DataLoss("cannot read table ", path);
+  std::string contents;
+  MF_RETURN_IF_ERROR(ReadFileToString(path, &contents));
   return Open(path, std::move(contents));
 }
 

@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -21,6 +19,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "minflow/config.pb.h"
+#include "minflow/core/file_util.h"
 #include "minflow/core/proto_limits.h"
 #include "minflow/graph/tensor_id.h"
 #include "minflow/saved_model.pb.h"
@@ -35,16 +34,6 @@ namespace fs = std::filesystem;
 bool IsRegularFile(const std::string& path) {
   std::error_code error;
   return fs::is_regular_file(path, error);
-}
-
-Status ReadFile(const std::string& path, std::string* contents) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return errors::NotFound("Cannot open '", path, "'");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad()) return errors::DataLoss("Error reading '", path, "'");
-  *contents = std::move(buffer).str();
-  return OkStatus();
 }
 
 Status ParseBinarySavedModel(const std::string& path, const std::string& bytes,
@@ -264,12 +253,12 @@ Status ReadSavedModelFile(const std::string& export_dir,
   std::string bytes;
   *file = (fs::path(export_dir) / kSavedModelFilenamePb).string();
   if (IsRegularFile(*file)) {
-    MF_RETURN_IF_ERROR(ReadFile(*file, &bytes));
+    MF_RETURN_IF_ERROR(ReadFileToString(*file, &bytes));
     return ParseBinarySavedModel(*file, bytes, saved_model);
   }
   *file = (fs::path(export_dir) / kSavedModelFilenamePbTxt).string();
   if (IsRegularFile(*file)) {
-    MF_RETURN_IF_ERROR(ReadFile(*file, &bytes));
+    MF_RETURN_IF_ERROR(ReadFileToString(*file, &bytes));
     return ParseTextSavedModel(*file, bytes, saved_model);
   }
   return errors::NotFound("Could not find SavedModel .pb or .pbtxt at '",
