@@ -168,10 +168,10 @@ class EinsumOp : public OpKernel {
       for (const auto* p : parts) r.insert(r.end(), p->begin(), p->end());
       return r;
     };
-    auto product = [](const Tensor& t, const std::vector<int>& v,
-                      const std::vector<int>& ls, auto&& own) {
+    auto product = [&](const Tensor& t, const std::vector<int>& v,
+                       const std::vector<int>& ls) {
       int64_t p = 1;
-      for (int l : ls) p *= own(t, v, l);
+      for (int l : ls) p *= own_size(t, v, l);
       return p;
     };
     // Operand shapes: [batch dims (own sizes)..., rows, cols].
@@ -180,8 +180,8 @@ class EinsumOp : public OpKernel {
                        const std::vector<int>& cols, Tensor* t) -> Status {
       absl::InlinedVector<int64_t, 8> dims;
       for (int l : batch) dims.push_back(own_size(in, in_labels, l));
-      dims.push_back(product(in, in_labels, rows, own_size));
-      dims.push_back(product(in, in_labels, cols, own_size));
+      dims.push_back(product(in, in_labels, rows));
+      dims.push_back(product(in, in_labels, cols));
       TensorShape shape;
       MF_RETURN_IF_ERROR(TensorShape::BuildTensorShape(dims, &shape));
       MF_RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::v(), shape, t));
@@ -196,24 +196,27 @@ class EinsumOp : public OpKernel {
                                       y.shape().dim_sizes());
     MF_CHECK(bcast.IsValid()) << "einsum batch dims were checked";
 
-    // The product's labels are [batch, free0, free1] at the full sizes.
+    // The product's labels are [batch, free0, free1] at the full sizes;
+    // when that is the output's order the product is written in place.
     const std::vector<int> product_labels = concat({&batch, &free0, &free1});
-    if (product_labels == labels.output) {
-      LaunchBatchMatMul<T>(ctx, x, y, false, false, bcast, out);
-      return;
-    }
-    absl::InlinedVector<int64_t, 8> pdims;
-    for (int l : product_labels) pdims.push_back(size[l]);
     absl::InlinedVector<int64_t, 8> mm_dims = bcast.output_batch_shape();
     mm_dims.push_back(x.dim_size(x.dims() - 2));
     mm_dims.push_back(y.dim_size(y.dims() - 1));
-    TensorShape mm_shape, p_shape;
+    TensorShape mm_shape;
     OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(mm_dims, &mm_shape));
-    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(pdims, &p_shape));
     Tensor mm;
+    if (product_labels == labels.output) {
+      MF_CHECK(mm.CopyFrom(*out, mm_shape)) << "einsum output reshape";
+      LaunchBatchMatMul<T>(ctx, x, y, false, false, bcast, &mm);
+      return;
+    }
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_temp(DataTypeToEnum<T>::v(), mm_shape, &mm));
     LaunchBatchMatMul<T>(ctx, x, y, false, false, bcast, &mm);
+    absl::InlinedVector<int64_t, 8> pdims;
+    for (int l : product_labels) pdims.push_back(size[l]);
+    TensorShape p_shape;
+    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(pdims, &p_shape));
     Tensor view;
     MF_CHECK(view.CopyFrom(mm, p_shape)) << "einsum product reshape";
     ContractOperand<T>(view, product_labels, labels.output, out->base<T>(),

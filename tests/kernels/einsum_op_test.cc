@@ -177,6 +177,15 @@ TEST_F(EinsumOpTest, DocumentedMatMulExample) {
       test::AsTensor<float>({19, 22, 43, 50}, TensorShape({2, 2})));
 }
 
+TEST_F(EinsumOpTest, ManyAndBigProducts) {
+  Check<float>("bij,bjk->bik", "bij,bjk->bik",
+               {TensorShape({64, 16, 24}), TensorShape({64, 24, 16})});
+  Check<float>("ik,kj->ij", "ik,kj->ij",
+               {TensorShape({200, 150}), TensorShape({150, 170})});
+  Check<float>("bqhd,bkhd->bhqk", "bqhd,bkhd->bhqk",
+               {TensorShape({2, 9, 3, 8}), TensorShape({2, 7, 3, 8})});
+}
+
 TEST_F(EinsumOpTest, EmptyContractionGivesZeros) {
   Check<float>("ij,jk->ik", "ij,jk->ik",
                {TensorShape({2, 0}), TensorShape({0, 3})});
