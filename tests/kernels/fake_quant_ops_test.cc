@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -15,6 +16,14 @@ namespace {
 
 using ::minflow::testing::StatusIs;
 using ::testing::HasSubstr;
+
+// The shape function's prediction for fully known inputs, with "in0"
+// (input 0's shape itself, as an unchanged-shape function gives) resolved.
+std::string PredictedShape(const NodeDef& node_def,
+                           const std::vector<TensorShape>& shapes) {
+  const std::string p = test::PredictedOutputShape(node_def, shapes);
+  return p == "in0" ? shapes[0].DebugString() : p;
+}
 
 // The op's contract in double: nudge [min, max] so that zero is a level,
 // clamp, and round half up to the nearest level.
@@ -160,6 +169,9 @@ TEST_F(FakeQuantOpsTest, VarsNudgedUp) {
   AddInputFromArray<float>(TensorShape({}), {-0.125f});
   AddInputFromArray<float>(TensorShape({}), {63.625f});
   MF_ASSERT_OK(RunOpKernel());
+  EXPECT_EQ(PredictedShape(*node_def(), {TensorShape({2, 3}), TensorShape({}),
+                                         TensorShape({})}),
+            GetOutput(0)->shape().DebugString());
   test::ExpectTensorNear<float>(
       *GetOutput(0),
       test::AsTensor<float>({-0.25f, -0.25f, -0.25f, 0.0f, 63.5f, 63.5f},
@@ -204,6 +216,9 @@ TEST_F(FakeQuantOpsTest, PerChannelMatchesReference) {
     AddInputFromArray<float>(TensorShape({4}), mins);
     AddInputFromArray<float>(TensorShape({4}), maxs);
     MF_ASSERT_OK(RunOpKernel());
+    EXPECT_EQ(PredictedShape(*node_def(),
+                             {in.shape(), TensorShape({4}), TensorShape({4})}),
+              GetOutput(0)->shape().DebugString());
     std::vector<double> ref;
     for (int i = 0; i < in.NumElements(); ++i) {
       ref.push_back(ReferenceFakeQuant(in.flat<float>()(i), mins[i % 4],

@@ -18,6 +18,14 @@ namespace {
 using ::minflow::testing::StatusIs;
 using ::testing::HasSubstr;
 
+// The shape function's prediction for fully known inputs, with "in0"
+// (input 0's shape itself, as an unchanged-shape function gives) resolved.
+std::string PredictedShape(const NodeDef& node_def,
+                           const std::vector<TensorShape>& shapes) {
+  const std::string p = test::PredictedOutputShape(node_def, shapes);
+  return p == "in0" ? shapes[0].DebugString() : p;
+}
+
 struct Options {
   bool signed_input = true;
   int num_bits = 8;
@@ -104,6 +112,10 @@ class QuantizeAndDequantizeOpTest : public test::OpsTestBase {
       AddInputFromArray<int32_t>(TensorShape({}), {o.num_bits});
     }
     MF_ASSERT_OK(RunOpKernel());
+    std::vector<TensorShape> shapes = {shape, range_shape, range_shape};
+    if (op == "QuantizeAndDequantizeV3") shapes.push_back(TensorShape({}));
+    EXPECT_EQ(PredictedShape(*node_def(), shapes),
+              GetOutput(0)->shape().DebugString());
     // Slices [outer, depth, inner] as the op sees them.
     const int64_t depth = o.axis == -1 ? 1 : shape.dim_size(o.axis);
     int64_t inner = 1;
