@@ -3,8 +3,10 @@
 // of 2^num_bits (less one when narrow_range) evenly spaced levels.
 #define EIGEN_USE_THREADS
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "minflow/core/tensor.h"
 #include "minflow/framework/op_kernel.h"
@@ -165,15 +167,32 @@ class FakeQuantWithMinMaxVarsPerChannelOp : public OpKernel {
     OP_REQUIRES_OK(
         ctx, ctx->forward_input_or_allocate_output({0}, 0, in.shape(), &out));
     if (in.NumElements() == 0) return;
+    // One pass over [rows, depth] with each channel's nudged range; a
+    // zero range ([0, 0]) gives zeros, as in FakeQuantize.
     const int64_t rows = in.NumElements() / depth;
-    auto in_m = in.shaped<float, 2>({rows, depth});
-    auto out_m = out->shaped<float, 2>({rows, depth});
-    const auto mins = min.vec<float>();
-    const auto maxs = max.vec<float>();
-    const CPUDevice& d = ctx->eigen_device<CPUDevice>();
+    const float* mins = min.base<const float>();
+    const float* maxs = max.base<const float>();
+    std::vector<Nudged> nudged(depth);
+    std::vector<float> inv_scale(depth);
+    std::vector<char> zero(depth);
     for (int64_t c = 0; c < depth; ++c) {
-      FakeQuantize(d, in_m.chip<1>(c), out_m.chip<1>(c), mins(c), maxs(c),
-                   quant_min_, quant_max_);
+      zero[c] = mins[c] == 0.0f && maxs[c] == 0.0f;
+      if (zero[c]) continue;
+      nudged[c] = Nudge(mins[c], maxs[c], quant_min_, quant_max_);
+      inv_scale[c] = 1.0f / nudged[c].scale;
+    }
+    const float* src = in.base<const float>();
+    float* dst = out->base<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < depth; ++c) {
+        const Nudged& n = nudged[c];
+        const int64_t i = r * depth + c;
+        const float clamped = std::max(std::min(src[i], n.max), n.min);
+        dst[i] = zero[c] ? 0.0f
+                         : std::floor((clamped - n.min) * inv_scale[c] + 0.5f) *
+                                   n.scale +
+                               n.min;
+      }
     }
   }
 
