@@ -1,7 +1,10 @@
-// BatchMatMulV2: output[..., :, :] = op(x[..., :, :]) * op(y[..., :, :]),
-// op an adjoint per attr (a transpose: only real types are registered), the
-// batch dims broadcast as numpy does.
+// BatchMatMul, BatchMatMulV2 and BatchMatMulV3:
+// output[..., :, :] = op(x[..., :, :]) * op(y[..., :, :]), op an adjoint
+// per attr (a transpose: only real types are registered). V2 and V3
+// broadcast the batch dims as numpy does; V1 requires them equal.
 #define EIGEN_USE_THREADS
+
+#include "src/kernels/batch_matmul_op.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -17,91 +20,6 @@
 namespace minflow {
 
 using CPUDevice = Eigen::ThreadPoolDevice;
-
-namespace internal {
-
-// TensorFlow's MatMulBCast: broadcasts the batch dims of x and y (all but
-// the last two) and maps each output batch to the x and y batches it reads.
-class MatMulBCast {
- public:
-  MatMulBCast(absl::Span<const int64_t> x_dims,
-              absl::Span<const int64_t> y_dims) {
-    const int x_rank = static_cast<int>(x_dims.size()) - 2;
-    const int y_rank = static_cast<int>(y_dims.size()) - 2;
-    const int rank = std::max(x_rank, y_rank);
-    // Batch dims right-aligned; missing ones are 1.
-    absl::InlinedVector<int64_t, 8> xb(rank, 1), yb(rank, 1);
-    std::copy(x_dims.begin(), x_dims.begin() + x_rank,
-              xb.begin() + (rank - x_rank));
-    std::copy(y_dims.begin(), y_dims.begin() + y_rank,
-              yb.begin() + (rank - y_rank));
-    bool same = true;
-    for (int i = 0; i < rank; ++i) {
-      if (xb[i] == yb[i]) {
-        output_batch_shape_.push_back(xb[i]);
-      } else if (xb[i] == 1 || yb[i] == 1) {
-        output_batch_shape_.push_back(xb[i] == 1 ? yb[i] : xb[i]);
-        same = false;
-      } else {
-        valid_ = false;
-        return;
-      }
-    }
-    broadcasting_ = !same;
-    xb_ = xb;
-    yb_ = yb;
-  }
-
-  bool IsValid() const { return valid_; }
-  bool IsBroadcastingRequired() const { return broadcasting_; }
-  const absl::InlinedVector<int64_t, 8>& output_batch_shape() const {
-    return output_batch_shape_;
-  }
-
-  // (*x_idx)[b], (*y_idx)[b]: the x and y batches output batch b reads.
-  // `output_batch_size` must be the product of output_batch_shape(), known
-  // not to overflow (the output shape was built with a check); x's and y's
-  // batch counts are no larger, so no stride below overflows either.
-  void ComputeIndices(int64_t output_batch_size, std::vector<int64_t>* x_idx,
-                      std::vector<int64_t>* y_idx) const {
-    const int rank = static_cast<int>(output_batch_shape_.size());
-    x_idx->assign(output_batch_size, 0);
-    y_idx->assign(output_batch_size, 0);
-    // Row-major strides of x's and y's batch dims, 0 where broadcast.
-    absl::InlinedVector<int64_t, 8> xs(rank, 0), ys(rank, 0);
-    int64_t x_stride = 1, y_stride = 1;
-    for (int i = rank - 1; i >= 0; --i) {
-      xs[i] = xb_[i] == 1 ? 0 : x_stride;
-      ys[i] = yb_[i] == 1 ? 0 : y_stride;
-      x_stride *= xb_[i];
-      y_stride *= yb_[i];
-    }
-    absl::InlinedVector<int64_t, 8> counter(rank, 0);
-    int64_t xi = 0, yi = 0;
-    for (int64_t b = 0; b < output_batch_size; ++b) {
-      (*x_idx)[b] = xi;
-      (*y_idx)[b] = yi;
-      for (int i = rank - 1; i >= 0; --i) {
-        if (++counter[i] < output_batch_shape_[i]) {
-          xi += xs[i];
-          yi += ys[i];
-          break;
-        }
-        counter[i] = 0;
-        xi -= xs[i] * (output_batch_shape_[i] - 1);
-        yi -= ys[i] * (output_batch_shape_[i] - 1);
-      }
-    }
-  }
-
- private:
-  bool valid_ = true;
-  bool broadcasting_ = false;
-  absl::InlinedVector<int64_t, 8> output_batch_shape_;
-  absl::InlinedVector<int64_t, 8> xb_, yb_;
-};
-
-}  // namespace internal
 
 namespace {
 
@@ -138,10 +56,88 @@ void SequentialProduct(const T* x, int64_t x_rows, int64_t x_cols, bool adj_x,
   }
 }
 
-template <typename Device, typename T>
-class BatchMatMulV2Op : public OpKernel {
+}  // namespace
+
+template <typename T>
+void LaunchBatchMatMul(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
+                       bool adj_x, bool adj_y,
+                       const internal::MatMulBCast& bcast, Tensor* out) {
+  if (out->NumElements() == 0) return;
+  const int64_t x_rows = x.dim_size(x.dims() - 2);
+  const int64_t x_cols = x.dim_size(x.dims() - 1);
+  const int64_t y_rows = y.dim_size(y.dims() - 2);
+  const int64_t y_cols = y.dim_size(y.dims() - 1);
+  const int64_t m = adj_x ? x_cols : x_rows;
+  const int64_t k = adj_x ? x_rows : x_cols;
+  const int64_t n = adj_y ? y_rows : y_cols;
+  if (k == 0) {
+    // Empty inner dimension: every output is an empty sum.
+    std::fill_n(out->base<T>(), out->NumElements(), T(0));
+    return;
+  }
+
+  // The output is non-empty, so its batch count is a checked product.
+  int64_t batch = 1;
+  for (int64_t d : bcast.output_batch_shape()) batch *= d;
+  std::vector<int64_t> x_idx, y_idx;
+  if (bcast.IsBroadcastingRequired()) {
+    bcast.ComputeIndices(batch, &x_idx, &y_idx);
+  }
+  const T* x_data = x.base<const T>();
+  const T* y_data = y.base<const T>();
+  T* z_data = out->base<T>();
+  const int64_t x_size = x_rows * x_cols;
+  const int64_t y_size = y_rows * y_cols;
+  const int64_t z_size = m * n;
+  auto x_batch = [&](int64_t b) {
+    return x_data + (x_idx.empty() ? b : x_idx[b]) * x_size;
+  };
+  auto y_batch = [&](int64_t b) {
+    return y_data + (y_idx.empty() ? b : y_idx[b]) * y_size;
+  };
+
+  // TensorFlow's split: big matrices use every thread inside each
+  // product; many small ones run whole products in parallel.
+  constexpr int64_t kMaxCostOuterParallelism = 128 * 128 * 256;
+  const int64_t cost_per_product = m * n * k;
+  if (batch == 1 || cost_per_product >= kMaxCostOuterParallelism) {
+    const CPUDevice& d = ctx->eigen_device<CPUDevice>();
+    const functor::MatMulDimPair dim_pair =
+        functor::MakeMatMulDimPair(adj_x, adj_y);
+    for (int64_t b = 0; b < batch; ++b) {
+      functor::MatMul<CPUDevice>(d, TensorMap2<T>(z_data + b * z_size, m, n),
+                                 ConstTensorMap2<T>(x_batch(b), x_rows, x_cols),
+                                 ConstTensorMap2<T>(y_batch(b), y_rows, y_cols),
+                                 dim_pair);
+    }
+    return;
+  }
+  const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
+  Shard(workers->num_threads, workers->workers, batch, cost_per_product,
+        [&](int64_t start, int64_t limit) {
+          for (int64_t b = start; b < limit; ++b) {
+            SequentialProduct<T>(x_batch(b), x_rows, x_cols, adj_x, y_batch(b),
+                                 y_rows, y_cols, adj_y, z_data + b * z_size, m,
+                                 n);
+          }
+        });
+}
+
+#define INSTANTIATE(T)                                                \
+  template void LaunchBatchMatMul<T>(OpKernelContext*, const Tensor&, \
+                                     const Tensor&, bool, bool,       \
+                                     const internal::MatMulBCast&, Tensor*);
+MF_CALL_CORE_REAL_TYPES(INSTANTIATE)
+#undef INSTANTIATE
+
+namespace {
+
+// One kernel for the three versions. `kBroadcast` is false for V1, which
+// requires equal ranks and equal batch dims, as TensorFlow's does.
+template <typename T, bool kBroadcast>
+class BatchMatMulOp : public OpKernel {
  public:
-  explicit BatchMatMulV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+  explicit BatchMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_x", &adj_x_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_y", &adj_y_));
   }
@@ -149,6 +145,23 @@ class BatchMatMulV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
+    if (!kBroadcast) {
+      OP_REQUIRES(
+          ctx, x.dims() == y.dims(),
+          errors::InvalidArgument(
+              "In[0] and In[1] has different ndims: ", x.shape().DebugString(),
+              " vs. ", y.shape().DebugString()));
+      OP_REQUIRES(ctx, x.dims() >= 2,
+                  errors::InvalidArgument(
+                      "In[0] and In[1] ndims must be >= 2: ", x.dims()));
+      for (int i = 0; i < x.dims() - 2; ++i) {
+        OP_REQUIRES(ctx, x.dim_size(i) == y.dim_size(i),
+                    errors::InvalidArgument(
+                        "In[0].dim(", i, ") and In[1].dim(", i,
+                        ") must be the same: ", x.shape().DebugString(), " vs ",
+                        y.shape().DebugString()));
+      }
+    }
     OP_REQUIRES(
         ctx, x.dims() >= 2,
         errors::InvalidArgument("In[0] ndims must be >= 2: ", x.dims()));
@@ -180,58 +193,7 @@ class BatchMatMulV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(out_dims, &out_shape));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    if (out->NumElements() == 0) return;
-    if (k == 0) {
-      // Empty inner dimension: every output is an empty sum.
-      std::fill_n(out->base<T>(), out->NumElements(), T(0));
-      return;
-    }
-
-    // The output is non-empty, so its batch count is a checked product.
-    int64_t batch = 1;
-    for (int64_t d : bcast.output_batch_shape()) batch *= d;
-    std::vector<int64_t> x_idx, y_idx;
-    if (bcast.IsBroadcastingRequired()) {
-      bcast.ComputeIndices(batch, &x_idx, &y_idx);
-    }
-    const T* x_data = x.base<const T>();
-    const T* y_data = y.base<const T>();
-    T* z_data = out->base<T>();
-    const int64_t x_size = x_rows * x_cols;
-    const int64_t y_size = y_rows * y_cols;
-    const int64_t z_size = m * n;
-    auto x_batch = [&](int64_t b) {
-      return x_data + (x_idx.empty() ? b : x_idx[b]) * x_size;
-    };
-    auto y_batch = [&](int64_t b) {
-      return y_data + (y_idx.empty() ? b : y_idx[b]) * y_size;
-    };
-
-    // TensorFlow's split: big matrices use every thread inside each
-    // product; many small ones run whole products in parallel.
-    constexpr int64_t kMaxCostOuterParallelism = 128 * 128 * 256;
-    const int64_t cost_per_product = m * n * k;
-    if (batch == 1 || cost_per_product >= kMaxCostOuterParallelism) {
-      const Device& d = ctx->eigen_device<Device>();
-      const functor::MatMulDimPair dim_pair =
-          functor::MakeMatMulDimPair(adj_x_, adj_y_);
-      for (int64_t b = 0; b < batch; ++b) {
-        functor::MatMul<Device>(d, TensorMap2<T>(z_data + b * z_size, m, n),
-                                ConstTensorMap2<T>(x_batch(b), x_rows, x_cols),
-                                ConstTensorMap2<T>(y_batch(b), y_rows, y_cols),
-                                dim_pair);
-      }
-      return;
-    }
-    const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
-    Shard(workers->num_threads, workers->workers, batch, cost_per_product,
-          [&](int64_t start, int64_t limit) {
-            for (int64_t b = start; b < limit; ++b) {
-              SequentialProduct<T>(x_batch(b), x_rows, x_cols, adj_x_,
-                                   y_batch(b), y_rows, y_cols, adj_y_,
-                                   z_data + b * z_size, m, n);
-            }
-          });
+    LaunchBatchMatMul<T>(ctx, x, y, adj_x_, adj_y_, bcast, out);
   }
 
  private:
@@ -239,10 +201,20 @@ class BatchMatMulV2Op : public OpKernel {
   bool adj_y_ = false;
 };
 
+// TensorFlow registers V3 on the CPU only with Ta == Tb == Tout.
 #define REGISTER_CPU(T)                                                \
   REGISTER_KERNEL_BUILDER(                                             \
       Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-      BatchMatMulV2Op<CPUDevice, T>);
+      BatchMatMulOp<T, true>);                                         \
+  REGISTER_KERNEL_BUILDER(Name("BatchMatMulV3")                        \
+                              .Device(DEVICE_CPU)                      \
+                              .TypeConstraint<T>("Ta")                 \
+                              .TypeConstraint<T>("Tb")                 \
+                              .TypeConstraint<T>("Tout"),              \
+                          BatchMatMulOp<T, true>);                     \
+  REGISTER_KERNEL_BUILDER(                                             \
+      Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+      BatchMatMulOp<T, false>);
 MF_CALL_CORE_REAL_TYPES(REGISTER_CPU)
 #undef REGISTER_CPU
 

@@ -1,16 +1,18 @@
 // Math ops: element-wise unary and binary (broadcasting) arithmetic,
-// comparisons and logic, Select, AddN, Cast, MatMul, BatchMatMulV2,
-// reductions, ArgMax/ArgMin, Range and LinSpace, segment reductions,
-// Bucketize, ClipByValue and L2Loss (an nn op in TensorFlow, kept with the
-// reductions here). Interfaces match TensorFlow's.
+// comparisons and logic, Select, AddN, Cast, MatMul, BatchMatMul
+// (V1-V3), Einsum, reductions, ArgMax/ArgMin, Range and LinSpace, segment
+// reductions, Bucketize, ClipByValue and L2Loss (an nn op in TensorFlow, kept
+// with the reductions here). Interfaces match TensorFlow's.
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "minflow/core/tensor.h"
 #include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/einsum_spec.h"
 #include "minflow/framework/op.h"
 #include "minflow/framework/shape_inference.h"
 
@@ -546,6 +548,50 @@ REGISTER_OP("MatMul")
     .Attr("grad_b: bool = false")
     .SetShapeFn(shape_inference::MatMulShape);
 
+namespace {
+
+// TensorFlow's BatchMatMulShape: V1 merges the batch dims (no broadcast).
+Status BatchMatMulV1Shape(InferenceContext* c) {
+  ShapeHandle a;
+  ShapeHandle b;
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 2, &a));
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 2, &b));
+  bool adj_x;
+  bool adj_y;
+  MF_RETURN_IF_ERROR(c->GetAttr("adj_x", &adj_x));
+  MF_RETURN_IF_ERROR(c->GetAttr("adj_y", &adj_y));
+  const DimensionHandle rows = c->Dim(a, adj_x ? -1 : -2);
+  const DimensionHandle cols = c->Dim(b, adj_y ? -2 : -1);
+  ShapeHandle a_batch;
+  ShapeHandle b_batch;
+  ShapeHandle batch;
+  MF_RETURN_IF_ERROR(c->Subshape(a, 0, -2, &a_batch));
+  MF_RETURN_IF_ERROR(c->Subshape(b, 0, -2, &b_batch));
+  MF_RETURN_IF_ERROR(c->Merge(a_batch, b_batch, &batch));
+  DimensionHandle inner;
+  MF_RETURN_IF_ERROR(
+      c->Merge(c->Dim(a, adj_x ? -2 : -1), c->Dim(b, adj_y ? -1 : -2), &inner));
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->Concatenate(batch, c->Matrix(rows, cols), &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("BatchMatMul")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("output: T")
+    .Attr(
+        "T: {bfloat16, half, float, double, int32, int64, complex64, "
+        "complex128}")
+    .Attr("adj_x: bool = false")
+    .Attr("adj_y: bool = false")
+    .Attr("grad_x: bool = false")
+    .Attr("grad_y: bool = false")
+    .SetShapeFn(BatchMatMulV1Shape);
+
 REGISTER_OP("BatchMatMulV2")
     .Input("x: T")
     .Input("y: T")
@@ -558,6 +604,86 @@ REGISTER_OP("BatchMatMulV2")
     .Attr("grad_x: bool = false")
     .Attr("grad_y: bool = false")
     .SetShapeFn(shape_inference::BatchMatMulV2Shape);
+
+REGISTER_OP("BatchMatMulV3")
+    .Input("x: Ta")
+    .Input("y: Tb")
+    .Output("output: Tout")
+    .Attr(
+        "Ta: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, "
+        "complex64, complex128}")
+    .Attr(
+        "Tb: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, "
+        "complex64, complex128}")
+    .Attr(
+        "Tout: {bfloat16, half, float, double, int16, int32, int64, complex64, "
+        "complex128}")
+    .Attr("adj_x: bool = false")
+    .Attr("adj_y: bool = false")
+    .Attr("grad_x: bool = false")
+    .Attr("grad_y: bool = false")
+    .SetShapeFn(shape_inference::BatchMatMulV2Shape);
+
+namespace {
+
+// The output's dims from the inputs' labels: a named label's dims merge; an
+// ellipsis dim broadcasts (1 gives way; unknown stays unknown unless the
+// other side is known and not 1). Unknown rank gives an unknown shape.
+Status EinsumShape(InferenceContext* c) {
+  std::string equation;
+  MF_RETURN_IF_ERROR(c->GetAttr("equation", &equation));
+  EinsumEquation parsed;
+  MF_RETURN_IF_ERROR(ParseEinsumEquation(equation, c->num_inputs(), &parsed));
+  std::vector<int> ranks;
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    if (!c->RankKnown(c->input(i))) {
+      c->set_output(0, c->UnknownShape());
+      return OkStatus();
+    }
+    ranks.push_back(c->Rank(c->input(i)));
+  }
+  EinsumLabels labels;
+  MF_RETURN_IF_ERROR(ResolveEinsumLabels(parsed, ranks, &labels));
+  std::vector<DimensionHandle> dims(labels.num_labels);
+  std::vector<bool> seen(labels.num_labels, false);
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    for (int a = 0; a < ranks[i]; ++a) {
+      const int l = labels.inputs[i][a];
+      const DimensionHandle d = c->Dim(c->input(i), a);
+      if (!seen[l]) {
+        seen[l] = true;
+        dims[l] = d;
+      } else if (l < EinsumLabels::kFirstEllipsisLabel) {
+        MF_RETURN_IF_ERROR(c->Merge(dims[l], d, &dims[l]));
+      } else if (c->ValueKnown(d) && c->Value(d) != 1) {
+        if (c->ValueKnown(dims[l]) && c->Value(dims[l]) != 1 &&
+            c->Value(dims[l]) != c->Value(d)) {
+          return errors::InvalidArgument(
+              "Expected dimension ", c->Value(dims[l]), " at axis ", a,
+              " of input ", i, " but got dimension ", c->Value(d));
+        }
+        dims[l] = d;
+      } else if (!c->ValueKnown(d) && c->ValueKnown(dims[l]) &&
+                 c->Value(dims[l]) == 1) {
+        dims[l] = d;
+      }
+    }
+  }
+  std::vector<DimensionHandle> out;
+  for (int l : labels.output) out.push_back(dims[l]);
+  c->set_output(0, c->MakeShape(out));
+  return OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("Einsum")
+    .Input("inputs: N * T")
+    .Output("output: T")
+    .Attr("equation: string")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .SetShapeFn(EinsumShape);
 
 // ---- Reductions
 // -----------------------------------------------------------------

@@ -73,7 +73,8 @@ std::vector<double> ReferenceBatchMatMul(const Tensor& x, const Tensor& y,
 
 class BatchMatMulV2OpTest : public test::OpsTestBase {
  protected:
-  Status Make(DataType dtype, bool adj_x, bool adj_y) {
+  // The op under test; V1 and V3 subclasses change it.
+  virtual Status Make(DataType dtype, bool adj_x, bool adj_y) {
     MakeNode("BatchMatMulV2")
         .Input(dtype)
         .Input(dtype)
@@ -105,12 +106,13 @@ class BatchMatMulV2OpTest : public test::OpsTestBase {
                                  test::SumTolerance<T>(k));
   }
 
+  struct Case {
+    std::vector<int64_t> x, y;
+  };
+
   // Shapes given for adj = false; transposed inner dims for adj = true.
   template <typename T>
   void Sweep() {
-    struct Case {
-      std::vector<int64_t> x, y;
-    };
     const Case cases[] = {
         {{3, 4}, {4, 5}},              // no batch dims
         {{2, 3, 4}, {2, 4, 5}},        // same batch
@@ -121,6 +123,11 @@ class BatchMatMulV2OpTest : public test::OpsTestBase {
         {{7, 1, 5}, {7, 5, 1}},        // vectors
         {{2, 3, 9, 7}, {3, 7, 11}},    // odd sizes
     };
+    SweepCases<T>(cases);
+  }
+
+  template <typename T>
+  void SweepCases(absl::Span<const Case> cases) {
     for (const Case& c : cases) {
       for (bool ax : {false, true}) {
         for (bool ay : {false, true}) {
@@ -218,6 +225,116 @@ TEST_F(BatchMatMulV2OpTest, RejectsOutputWhoseSizeOverflows) {
   AddInputTensor(Tensor(DT_FLOAT, TensorShape({huge, 1, 0})));
   AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 0, huge})));
   EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// BatchMatMulV3 with Ta == Tb == Tout, the CPU kernels TensorFlow has.
+class BatchMatMulV3OpTest : public BatchMatMulV2OpTest {
+ protected:
+  Status Make(DataType dtype, bool adj_x, bool adj_y) override {
+    MakeNode("BatchMatMulV3")
+        .Input(dtype)
+        .Input(dtype)
+        .Attr("Tout", dtype)
+        .Attr("adj_x", adj_x)
+        .Attr("adj_y", adj_y);
+    return MakeOp();
+  }
+};
+
+TEST_F(BatchMatMulV3OpTest, FloatMatchesReference) { Sweep<float>(); }
+TEST_F(BatchMatMulV3OpTest, Int64MatchesReference) { Sweep<int64_t>(); }
+TEST_F(BatchMatMulV3OpTest, HalfMatchesReference) { Sweep<half>(); }
+
+TEST_F(BatchMatMulV3OpTest, RejectsIncompatibleBatchDimensions) {
+  MF_ASSERT_OK(Make(DT_FLOAT, false, false));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 3, 4})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3, 4, 5})));
+  EXPECT_THAT(RunOpKernel(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("must have compatible batch dimensions")));
+}
+
+TEST_F(BatchMatMulV3OpTest, MixedInputTypesHaveNoCpuKernel) {
+  MakeNode("BatchMatMulV3")
+      .Input(DT_INT8)
+      .Input(DT_INT8)
+      .Attr("Tout", DT_INT32);
+  EXPECT_THAT(MakeOp(), StatusIs(absl::StatusCode::kNotFound));
+}
+
+// BatchMatMul (V1): equal ranks and batch dims, no broadcasting.
+class BatchMatMulV1OpTest : public BatchMatMulV2OpTest {
+ protected:
+  Status Make(DataType dtype, bool adj_x, bool adj_y) override {
+    MakeNode("BatchMatMul")
+        .Input(dtype)
+        .Input(dtype)
+        .Attr("adj_x", adj_x)
+        .Attr("adj_y", adj_y);
+    return MakeOp();
+  }
+
+  template <typename T>
+  void SweepV1() {
+    const Case cases[] = {
+        {{3, 4}, {4, 5}},
+        {{2, 3, 4}, {2, 4, 5}},
+        {{2, 3, 9, 7}, {2, 3, 7, 11}},
+        {{7, 1, 5}, {7, 5, 1}},
+    };
+    SweepCases<T>(cases);
+  }
+};
+
+TEST_F(BatchMatMulV1OpTest, FloatMatchesReference) { SweepV1<float>(); }
+TEST_F(BatchMatMulV1OpTest, DoubleMatchesReference) { SweepV1<double>(); }
+TEST_F(BatchMatMulV1OpTest, Int32MatchesReference) { SweepV1<int32_t>(); }
+TEST_F(BatchMatMulV1OpTest, Bfloat16MatchesReference) { SweepV1<bfloat16>(); }
+
+TEST_F(BatchMatMulV1OpTest, EmptyBatchGivesEmptyOutput) {
+  MF_ASSERT_OK(Make(DT_FLOAT, false, false));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 3, 4})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 4, 5})));
+  MF_ASSERT_OK(RunOpKernel());
+  EXPECT_EQ(GetOutput(0)->shape().DebugString(), "[0,3,5]");
+}
+
+TEST_F(BatchMatMulV1OpTest, RejectsDifferentRanks) {
+  MF_ASSERT_OK(Make(DT_FLOAT, false, false));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3, 4})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 4, 5})));
+  EXPECT_THAT(RunOpKernel(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("In[0] and In[1] has different ndims: [3,4] "
+                                 "vs. [2,4,5]")));
+}
+
+TEST_F(BatchMatMulV1OpTest, RejectsRankOne) {
+  MF_ASSERT_OK(Make(DT_FLOAT, false, false));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({3})));
+  EXPECT_THAT(RunOpKernel(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("In[0] and In[1] ndims must be >= 2: 1")));
+}
+
+TEST_F(BatchMatMulV1OpTest, RejectsBroadcastBatchDims) {
+  MF_ASSERT_OK(Make(DT_FLOAT, false, false));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({1, 3, 4})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 4, 5})));
+  EXPECT_THAT(
+      RunOpKernel(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("In[0].dim(0) and In[1].dim(0) must be the same: "
+                         "[1,3,4] vs [2,4,5]")));
+}
+
+TEST_F(BatchMatMulV1OpTest, RejectsInnerDimensionsThatDiffer) {
+  MF_ASSERT_OK(Make(DT_FLOAT, false, false));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 3, 4})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({2, 5, 3})));
+  EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("Matrix size-incompatible")));
 }
 
 }  // namespace

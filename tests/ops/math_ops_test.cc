@@ -140,6 +140,83 @@ TEST(MathOpsTest, BatchMatMulV2) {
   INFER_OK(op, "[5,3,2];[5,4,3]", "[d0_0,d0_2,d1_1]");
 }
 
+TEST(MathOpsTest, BatchMatMul) {
+  ShapeInferenceTestOp op("BatchMatMul");
+  INFER_OK(op, "[2,3];[3,4]", "[d0_0,d1_1]");
+  INFER_OK(op, "[5,2,3];[5,3,4]", "[d0_0,d0_1,d1_2]");
+  INFER_OK(op, "[?,2,3];[5,3,4]", "[d1_0,d0_1,d1_2]");
+  INFER_OK(op, "?;[5,3,4]", "[d1_0,?,d1_2]");
+  INFER_ERROR("Dimension 0 in both shapes must be equal, but are 1 and 7", op,
+              "[1,2,3];[7,3,4]");
+  INFER_ERROR("Shapes must be equal rank, but are 1 and 0", op,
+              "[5,2,3];[3,4]");
+  INFER_ERROR("Dimensions must be equal, but are 3 and 4", op,
+              "[5,2,3];[5,4,5]");
+  INFER_ERROR("Shape must be at least rank 2 but is rank 1", op, "[2];[2,3]");
+  op.Attr("adj_x", true).Attr("adj_y", true);
+  INFER_OK(op, "[5,3,2];[5,4,3]", "[d0_0,d0_2,d1_1]");
+}
+
+TEST(MathOpsTest, BatchMatMulV3) {
+  ShapeInferenceTestOp op("BatchMatMulV3");
+  op.Attr("Ta", DT_INT8).Attr("Tb", DT_INT8).Attr("Tout", DT_INT32);
+  INFER_OK(op, "[1,2,3];[7,3,4]", "[d1_0,d0_1,d1_2]");
+  INFER_OK(op, "[6,1,2,3];[5,3,4]", "[d0_0,d1_0,d0_2,d1_2]");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op,
+              "[2,2,3];[3,3,4]");
+  op.Attr("adj_x", true);
+  INFER_OK(op, "[3,2];[3,4]", "[d0_1,d1_1]");
+}
+
+TEST(MathOpsTest, Einsum) {
+  ShapeInferenceTestOp op("Einsum");
+  op.Attr("equation", "ij,jk->ik");
+  INFER_OK(op, "[2,3];[3,4]", "[d0_0,d1_1]");
+  INFER_OK(op, "[2,?];[3,4]", "[d0_0,d1_1]");
+  INFER_OK(op, "?;[3,4]", "?");
+  INFER_ERROR("Dimensions must be equal, but are 3 and 5", op, "[2,3];[5,4]");
+  INFER_ERROR("Expected input 0 to have rank 2 but got: 3", op,
+              "[2,3,4];[3,4]");
+  op.Attr("equation", "...ij,...jk->...ik");
+  INFER_OK(op, "[5,1,2,3];[4,3,6]", "[d0_0,d1_0,d0_2,d1_2]");
+  INFER_OK(op, "[2,3];[7,3,6]", "[d1_0,d0_0,d1_2]");
+  INFER_OK(op, "[?,2,3];[7,3,6]", "[d1_0,d0_1,d1_2]");
+  INFER_OK(op, "[?,2,3];[1,3,6]", "[d0_0,d0_1,d1_2]");
+  INFER_OK(op, "[1,2,3];[?,3,6]", "[d1_0,d0_1,d1_2]");
+  INFER_ERROR("Expected dimension 5 at axis 0 of input 1 but got dimension 4",
+              op, "[5,2,3];[4,3,6]");
+  INFER_ERROR("Expected input 1 to have rank at least 2 but got: 1", op,
+              "[2,3];[3]");
+  op.Attr("equation", "bij,bkj->bik");
+  INFER_OK(op, "[5,2,3];[5,4,3]", "[d0_0,d0_1,d1_1]");
+  op.Attr("equation", "ij,jk");
+  INFER_ERROR("Expecting exactly one '->' in einsum equation: ij,jk", op,
+              "?;?");
+  op.Attr("equation", "i,j,k->ijk");
+  INFER_ERROR("Expecting 1 or 2 input subscripts", op, "?;?");
+  op.Attr("equation", "i->ij");
+  INFER_ERROR("Expected 1 inputs for equation i->ij but got: 2", op, "?;?");
+
+  ShapeInferenceTestOp unary("Einsum");
+  unary.Attr("equation", "ij->ji");
+  INFER_OK(unary, "[2,3]", "[d0_1,d0_0]");
+  unary.Attr("equation", "ii->i");
+  INFER_OK(unary, "[3,?]", "[d0_0]");
+  INFER_ERROR("Dimensions must be equal, but are 3 and 4", unary, "[3,4]");
+  unary.Attr("equation", "...ij->...");
+  INFER_OK(unary, "[5,6,2,3]", "[d0_0,d0_1]");
+  unary.Attr("equation", "i->j");
+  INFER_ERROR("Output subscript label 'j' appears in no input", unary, "[2]");
+  unary.Attr("equation", "i->ii");
+  INFER_ERROR("Output subscript contains repeated label 'i'", unary, "[2]");
+  unary.Attr("equation", "i2->i");
+  INFER_ERROR("Invalid character '2' in einsum equation", unary, "[2,2]");
+  unary.Attr("equation", "..i->i");
+  INFER_ERROR("Invalid ellipsis in einsum subscript '..i'", unary, "[2,2]");
+  unary.Attr("equation", "...i...->i");
+  INFER_ERROR("Invalid ellipsis", unary, "[2,2]");
+}
+
 TEST(MathOpsTest, Reductions) {
   for (const char* name :
        {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm"}) {

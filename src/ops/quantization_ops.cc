@@ -1,0 +1,136 @@
+// Quantisation-aware training ops: FakeQuantWithMinMax{Args,Vars,
+// VarsPerChannel} and QuantizeAndDequantizeV2/V3/V4 (array_ops in
+// TensorFlow). Interfaces match TensorFlow's.
+#include "minflow/framework/common_shape_fns.h"
+#include "minflow/framework/op.h"
+#include "minflow/framework/shape_inference.h"
+
+namespace minflow {
+
+using shape_inference::DimensionHandle;
+using shape_inference::InferenceContext;
+using shape_inference::ShapeHandle;
+
+namespace {
+
+Status FakeQuantVarsShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, &unused));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 0, &unused));
+  c->set_output(0, c->input(0));
+  return OkStatus();
+}
+
+Status FakeQuantVarsPerChannelShape(InferenceContext* c) {
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, &input));
+  ShapeHandle min;
+  ShapeHandle max;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &min));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &max));
+  DimensionHandle depth;
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(input, -1), c->Dim(min, 0), &depth));
+  MF_RETURN_IF_ERROR(c->Merge(depth, c->Dim(max, 0), &depth));
+  c->set_output(0, input);
+  return OkStatus();
+}
+
+// Scalar input_min/input_max, or vectors of the input's dim `axis`.
+Status QuantizeAndDequantizeShape(InferenceContext* c) {
+  int axis;
+  MF_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
+  const int minmax_rank = axis == -1 ? 0 : 1;
+  ShapeHandle minmax;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), minmax_rank, &minmax));
+  MF_RETURN_IF_ERROR(c->Merge(c->input(2), minmax, &minmax));
+  if (axis < -1) {
+    return errors::InvalidArgument("axis should be at least -1, got ", axis);
+  }
+  if (axis != -1) {
+    ShapeHandle input;
+    MF_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), axis + 1, &input));
+    DimensionHandle depth;
+    MF_RETURN_IF_ERROR(
+        c->Merge(c->Dim(minmax, 0), c->Dim(input, axis), &depth));
+  }
+  c->set_output(0, c->input(0));
+  return OkStatus();
+}
+
+Status QuantizeAndDequantizeV3Shape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(3), 0, &unused));
+  return QuantizeAndDequantizeShape(c);
+}
+
+}  // namespace
+
+REGISTER_OP("FakeQuantWithMinMaxArgs")
+    .Input("inputs: float")
+    .Output("outputs: float")
+    .Attr("min: float = -6.0")
+    .Attr("max: float = 6.0")
+    .Attr("num_bits: int = 8")
+    .Attr("narrow_range: bool = false")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("FakeQuantWithMinMaxVars")
+    .Input("inputs: float")
+    .Input("min: float")
+    .Input("max: float")
+    .Output("outputs: float")
+    .Attr("num_bits: int = 8")
+    .Attr("narrow_range: bool = false")
+    .SetShapeFn(FakeQuantVarsShape);
+
+REGISTER_OP("FakeQuantWithMinMaxVarsPerChannel")
+    .Input("inputs: float")
+    .Input("min: float")
+    .Input("max: float")
+    .Output("outputs: float")
+    .Attr("num_bits: int = 8")
+    .Attr("narrow_range: bool = false")
+    .SetShapeFn(FakeQuantVarsPerChannelShape);
+
+REGISTER_OP("QuantizeAndDequantizeV2")
+    .Input("input: T")
+    .Input("input_min: T")
+    .Input("input_max: T")
+    .Output("output: T")
+    .Attr("signed_input: bool = true")
+    .Attr("num_bits: int = 8")
+    .Attr("range_given: bool = false")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
+    .Attr("narrow_range: bool = false")
+    .Attr("axis: int = -1")
+    .SetShapeFn(QuantizeAndDequantizeShape);
+
+REGISTER_OP("QuantizeAndDequantizeV3")
+    .Input("input: T")
+    .Input("input_min: T")
+    .Input("input_max: T")
+    .Input("num_bits: int32")
+    .Output("output: T")
+    .Attr("signed_input: bool = true")
+    .Attr("range_given: bool = true")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("narrow_range: bool = false")
+    .Attr("axis: int = -1")
+    .SetShapeFn(QuantizeAndDequantizeV3Shape);
+
+REGISTER_OP("QuantizeAndDequantizeV4")
+    .Input("input: T")
+    .Input("input_min: T")
+    .Input("input_max: T")
+    .Output("output: T")
+    .Attr("signed_input: bool = true")
+    .Attr("num_bits: int = 8")
+    .Attr("range_given: bool = false")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
+    .Attr("narrow_range: bool = false")
+    .Attr("axis: int = -1")
+    .SetShapeFn(QuantizeAndDequantizeShape);
+
+}  // namespace minflow
