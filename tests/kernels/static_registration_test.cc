@@ -201,6 +201,8 @@ constexpr const char* kCpuOps[] = {
     "Xlogy",
     "ZeroOut",
     "ZerosLike",
+    "_FusedConv2D",
+    "_FusedMatMul",
 };
 
 TEST(StaticRegistrationTest, EveryOpIsRegisteredWithAShapeFunction) {
