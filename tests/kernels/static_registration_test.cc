@@ -202,6 +202,7 @@ constexpr const char* kCpuOps[] = {
     "ZeroOut",
     "ZerosLike",
     "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative",
     "_FusedMatMul",
 };
 

@@ -52,5 +52,19 @@ TEST(FusedOpsTest, FusedConv2DIsConv2DShape) {
   INFER_OK(op, "[2,5,5,3];[3,3,3,8];[8];[8];[8];[8]", "[d0_0,3,3,d1_3]");
 }
 
+TEST(FusedOpsTest, FusedDepthwiseConv2dNativeIsDepthwiseShape) {
+  ShapeInferenceTestOp op("_FusedDepthwiseConv2dNative");
+  op.Attr("strides", Ints{1, 1, 1, 1})
+      .Attr("padding", "VALID")
+      .Attr("num_args", 1)
+      .Attr("fused_ops", std::vector<std::string>{"BiasAdd", "Relu6"});
+  INFER_OK(op, "[1,5,5,3];[3,3,3,2];[6]", "[d0_0,3,3,6]");
+  INFER_OK(op, "?;?;?", "[?,?,?,?]");
+  op.Attr("strides", Ints{1, 2, 2, 1}).Attr("padding", "SAME");
+  INFER_OK(op, "[1,6,7,3];[3,3,3,1];[3]", "[d0_0,3,4,d0_3]");
+  INFER_ERROR("Dimensions must be equal, but are 3 and 4", op,
+              "[1,5,5,3];[3,3,4,1];[4]");
+}
+
 }  // namespace
 }  // namespace minflow
