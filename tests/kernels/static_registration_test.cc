@@ -201,6 +201,7 @@ constexpr const char* kCpuOps[] = {
     "Xlogy",
     "ZeroOut",
     "ZerosLike",
+    "_FusedBatchNormEx",
     "_FusedConv2D",
     "_FusedDepthwiseConv2dNative",
     "_FusedMatMul",

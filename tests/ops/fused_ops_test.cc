@@ -66,5 +66,21 @@ TEST(FusedOpsTest, FusedDepthwiseConv2dNativeIsDepthwiseShape) {
               "[1,5,5,3];[3,3,4,1];[4]");
 }
 
+TEST(FusedOpsTest, FusedBatchNormExIsV3ShapeWithFourChannelGroups) {
+  ShapeInferenceTestOp op("_FusedBatchNormEx");
+  op.Attr("is_training", false).Attr("num_side_inputs", 1);
+  INFER_OK(op, "[2,3,3,8];[8];[8];[8];[8];[2,3,3,8]",
+           "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[d0_3];[d0_3];?");
+  INFER_OK(op, "[2,3,3,?];[8];[?];[?];[?];?",
+           "[d0_0,d0_1,d0_2,d1_0];[d1_0];[d1_0];[d1_0];[d1_0];?");
+  INFER_ERROR("must be divisible by 4", op, "[2,3,3,6];[6];[6];[6];[6];?");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[2,3,8];?;?;?;?;?");
+  INFER_ERROR("Dimensions must be equal, but are 8 and 4", op,
+              "[2,3,3,8];[4];?;?;?;?");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[2,8,3,3];[8];[8];[8];[8];?",
+           "[d0_0,d0_1,d0_2,d0_3];[d0_1];[d0_1];[d0_1];[d0_1];?");
+}
+
 }  // namespace
 }  // namespace minflow
