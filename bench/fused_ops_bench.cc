@@ -96,34 +96,55 @@ void RunChain(benchmark::State& state, const std::vector<NodeDef>& nodes,
     }
     benchmark::DoNotOptimize(prev);
   }
-  state.counters["FLOP/s"] =
-      benchmark::Counter(flops * static_cast<double>(state.iterations()),
-                         benchmark::Counter::kIsRate);
+  if (flops > 0) {
+    state.counters["FLOP/s"] =
+        benchmark::Counter(flops * static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate);
+  }
 }
 
-// A ResNet-50 conv2_x 3x3 layer: [1,56,56,64] x [3,3,64,64] SAME.
-constexpr int64_t kH = 56, kW = 56, kC = 64, kK = 64;
-const double kConvFlops = 2.0 * kH * kW * kK * 3 * 3 * kC;
+// ResNet-50 conv2_x layers on [1,56,56,64]: the 3x3 64->64 one and the
+// 1x1 64->256 expansion (little arithmetic per output value, so the
+// epilogue's memory traffic matters most there).
+constexpr int64_t kH = 56, kW = 56, kC = 64;
 
-void BM_FusedConv2D_BiasAddRelu(benchmark::State& state) {
+void FusedConv(benchmark::State& state, int64_t r, int64_t k) {
   RunChain(state, {ConvNode("_FusedConv2D", true)},
            {{RandomFloats(TensorShape({1, kH, kW, kC})),
-             RandomFloats(TensorShape({3, 3, kC, kK})),
-             RandomFloats(TensorShape({kK}))}},
-           kConvFlops);
+             RandomFloats(TensorShape({r, r, kC, k})),
+             RandomFloats(TensorShape({k}))}},
+           2.0 * kH * kW * k * r * r * kC);
 }
-BENCHMARK(BM_FusedConv2D_BiasAddRelu)->Arg(1)->Arg(2)->UseRealTime();
 
-void BM_Conv2D_BiasAdd_Relu_Unfused(benchmark::State& state) {
+void UnfusedConv(benchmark::State& state, int64_t r, int64_t k) {
   RunChain(state,
            {ConvNode("Conv2D", false), Node("BiasAdd", 2), Node("Relu", 1)},
            {{RandomFloats(TensorShape({1, kH, kW, kC})),
-             RandomFloats(TensorShape({3, 3, kC, kK}))},
-            {RandomFloats(TensorShape({kK}))},
+             RandomFloats(TensorShape({r, r, kC, k}))},
+            {RandomFloats(TensorShape({k}))},
             {}},
-           kConvFlops);
+           2.0 * kH * kW * k * r * r * kC);
 }
-BENCHMARK(BM_Conv2D_BiasAdd_Relu_Unfused)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_FusedConv2D_BiasAddRelu_3x3(benchmark::State& state) {
+  FusedConv(state, 3, 64);
+}
+BENCHMARK(BM_FusedConv2D_BiasAddRelu_3x3)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_Conv2D_BiasAdd_Relu_Unfused_3x3(benchmark::State& state) {
+  UnfusedConv(state, 3, 64);
+}
+BENCHMARK(BM_Conv2D_BiasAdd_Relu_Unfused_3x3)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_FusedConv2D_BiasAddRelu_1x1(benchmark::State& state) {
+  FusedConv(state, 1, 256);
+}
+BENCHMARK(BM_FusedConv2D_BiasAddRelu_1x1)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_Conv2D_BiasAdd_Relu_Unfused_1x1(benchmark::State& state) {
+  UnfusedConv(state, 1, 256);
+}
+BENCHMARK(BM_Conv2D_BiasAdd_Relu_Unfused_1x1)->Arg(1)->Arg(2)->UseRealTime();
 
 // A BERT-base dense layer on 128 tokens: [128,768] x [768,768].
 constexpr int64_t kM = 128, kN = 768, kDepth = 768;
@@ -148,6 +169,24 @@ void BM_MatMul_BiasAdd_Relu_Unfused(benchmark::State& state) {
            kMatMulFlops);
 }
 BENCHMARK(BM_MatMul_BiasAdd_Relu_Unfused)->Arg(1)->Arg(2)->UseRealTime();
+
+// The epilogue alone as the unfused chain runs it: BiasAdd then Relu on a
+// [rows, channels] tensor the size of each output above. Fusion can save at
+// most about this much.
+void BM_BiasAdd_Relu_Only(benchmark::State& state) {
+  const int64_t rows = state.range(1);
+  const int64_t channels = state.range(2);
+  RunChain(state, {Node("BiasAdd", 2), Node("Relu", 1)},
+           {{RandomFloats(TensorShape({rows, channels})),
+             RandomFloats(TensorShape({channels}))},
+            {}},
+           0);
+}
+BENCHMARK(BM_BiasAdd_Relu_Only)
+    ->Args({1, kH* kW, 64})
+    ->Args({1, kH* kW, 256})
+    ->Args({1, kM, kN})
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace minflow
