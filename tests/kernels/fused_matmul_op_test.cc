@@ -112,6 +112,9 @@ TEST_F(FusedMatMulOpTest, EveryFusionMatchesUnfusedChain) {
     // Large enough for Eigen to split the output into many blocks over
     // the pool, and odd so blocks are ragged.
     Check(257, 131, 199, false, true, f);
+    // A long inner dimension with a small output: Eigen may split the sum
+    // itself over the pool and apply the output kernel once at the end.
+    Check(4, 8192, 8, false, false, f);
   }
 }
 
