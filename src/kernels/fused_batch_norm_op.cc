@@ -16,6 +16,10 @@
 //     variance there too, so nothing uninitialised escapes.
 //   empty x: batch_mean/variance (and reserve_space_1/2) are NaN.
 //   V3's reserve_space_3 is an unused scalar 0.
+// _FusedBatchNormEx is V3 plus an optional side input added to y and an
+// optional Relu, both applied in Normalize's pass over y (see Note [Fused
+// epilogues]). TensorFlow implements those on the GPU only; minflow has
+// them on the CPU too.
 // Statistics accumulate in double (TensorFlow's sum in float); y is
 // computed in U (float), x and y converted from and to T.
 #define EIGEN_USE_THREADS
@@ -88,10 +92,13 @@ void BatchStatistics(const Layout& l, const T* x, std::vector<double>* mean,
   for (double& v : *variance) v /= n;
 }
 
-// y = x * a[c] + b[c], sharded over the outer dim.
+// y = x * a[c] + b[c], sharded over the outer dim. _FusedBatchNormEx's
+// epilogue follows in the same pass over each row, while it is in cache:
+// `side` (x's shape, or null) is added, then Relu if `relu`.
 template <typename T, typename U>
 void Normalize(OpKernelContext* ctx, const Layout& l, const T* x,
-               const std::vector<U>& a, const std::vector<U>& b, T* y) {
+               const std::vector<U>& a, const std::vector<U>& b, T* y,
+               const T* side = nullptr, bool relu = false) {
   using Array = Eigen::Array<U, Eigen::Dynamic, 1>;
   using ConstTMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
   using TMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
@@ -102,11 +109,17 @@ void Normalize(OpKernelContext* ctx, const Layout& l, const T* x,
   Shard(workers->num_threads, workers->workers, l.outer,
         /*cost_per_unit=*/c_count * l.inner * 4 + 1,
         [&](int64_t o0, int64_t o1) {
+          // Relu keeps NaN, as the Relu kernel.
+          const auto epilogue = [&](TMap& out, int64_t at) {
+            if (side != nullptr) out += ConstTMap(side + at, out.size());
+            if (relu) out = (out < T(0)).select(T(0), out);
+          };
           for (int64_t o = o0; o < o1; ++o) {
             if (l.inner == 1) {
               const ConstTMap in(x + o * c_count, c_count);
               TMap out(y + o * c_count, c_count);
               out = (in.template cast<U>() * av + bv).template cast<T>();
+              epilogue(out, o * c_count);
               continue;
             }
             for (int64_t c = 0; c < c_count; ++c) {
@@ -114,6 +127,7 @@ void Normalize(OpKernelContext* ctx, const Layout& l, const T* x,
               const ConstTMap in(x + at, l.inner);
               TMap out(y + at, l.inner);
               out = (in.template cast<U>() * a[c] + b[c]).template cast<T>();
+              epilogue(out, at);
             }
           }
         });
@@ -135,6 +149,26 @@ class FusedBatchNormOp : public OpKernel {
     OP_REQUIRES_OK(ctx, GetTensorFormatAndSpatialDimsFromString(
                             format_str, &format_, &spatial_dims));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("is_training", &is_training_));
+    if (ctx->HasAttr("activation_mode")) {
+      // _FusedBatchNormEx.
+      int64_t num_side_inputs = 0;
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("num_side_inputs", &num_side_inputs));
+      OP_REQUIRES(ctx, num_side_inputs <= 1,
+                  errors::InvalidArgument(
+                      "_FusedBatchNormEx supports at most one side input, but "
+                      "got num_side_inputs = ",
+                      num_side_inputs));
+      has_side_input_ = num_side_inputs == 1;
+      std::string activation_mode;
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("activation_mode", &activation_mode));
+      OP_REQUIRES(ctx,
+                  activation_mode == "Identity" || activation_mode == "Relu",
+                  errors::InvalidArgument(
+                      "_FusedBatchNormEx supports only Identity and Relu "
+                      "activations, but got ",
+                      activation_mode));
+      relu_ = activation_mode == "Relu";
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -187,6 +221,17 @@ class FusedBatchNormOp : public OpKernel {
                       ", variance must have the same number of elements as "
                       "the channels of x, got ",
                       variance.NumElements(), " and ", channels));
+    }
+
+    const T* side = nullptr;
+    if (has_side_input_) {
+      const Tensor& side_input = ctx->input(5);
+      OP_REQUIRES(ctx, side_input.shape() == x.shape(),
+                  errors::InvalidArgument(
+                      "side_input shape must be equal to input shape: ",
+                      side_input.shape().DebugString(),
+                      " != ", x.shape().DebugString()));
+      side = side_input.base<const T>();
     }
 
     Tensor* y = nullptr;
@@ -260,7 +305,8 @@ class FusedBatchNormOp : public OpKernel {
         out_var[c] = saved_var[c] = v[c];
       }
     }
-    Normalize<T, U>(ctx, l, x.base<const T>(), a_coef, b_coef, y->base<T>());
+    Normalize<T, U>(ctx, l, x.base<const T>(), a_coef, b_coef, y->base<T>(),
+                    side, relu_);
   }
 
  private:
@@ -268,6 +314,8 @@ class FusedBatchNormOp : public OpKernel {
   double exponential_avg_factor_ = 1;
   TensorFormat format_ = FORMAT_NHWC;
   bool is_training_ = true;
+  bool has_side_input_ = false;  // _FusedBatchNormEx only
+  bool relu_ = false;            // _FusedBatchNormEx only
 };
 
 REGISTER_KERNEL_BUILDER(
@@ -288,6 +336,12 @@ REGISTER_KERNEL_BUILDER(
 TF_CALL_float(REGISTER_CPU) TF_CALL_half(REGISTER_CPU)
     TF_CALL_bfloat16(REGISTER_CPU)
 #undef REGISTER_CPU
+
+        REGISTER_KERNEL_BUILDER(Name("_FusedBatchNormEx")
+                                    .Device(DEVICE_CPU)
+                                    .TypeConstraint<float>("T")
+                                    .TypeConstraint<float>("U"),
+                                FusedBatchNormOp<float, float>);
 
 }  // namespace
 }  // namespace minflow

@@ -28,6 +28,16 @@ void MatMul(const Device& d, Out out, In0 in0, In1 in1,
   out.device(d) = in0.contract(in1, dim_pair);
 }
 
+// As MatMul, with Eigen's contraction OutputKernel `output_kernel` applied
+// to each finished block of `out` (see Note [Fused epilogues]).
+template <typename Device, typename Out, typename In0, typename In1,
+          typename OutputKernel>
+void MatMulWithOutputKernel(const Device& d, Out out, In0 in0, In1 in1,
+                            const MatMulDimPair& dim_pair,
+                            const OutputKernel& output_kernel) {
+  out.device(d) = in0.contract(in1, dim_pair, output_kernel);
+}
+
 // TensorFlow's MatMulFunctor: specialised per device (the CPU one in
 // matmul_op.cc, declared extern for other kernel files below).
 template <typename Device, typename T>

@@ -4,13 +4,17 @@
 // the shape function against every output, and every error path.
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "minflow/core/tensor.h"
 #include "tests/kernels/array_op_test_util.h"
 #include "tests/kernels/nn_test_util.h"
+#include "tests/testlib/status_matchers.h"
+#include "tests/testlib/tensor_testutil.h"
 
 namespace minflow {
 namespace {
@@ -229,6 +233,148 @@ TEST_F(FusedBatchNormOpTest, TrainingIgnoresMeanAndVarianceSizes) {
                                    {y0, 2 - y0}, 1e-6);
   test::ExpectNearReference<float>(*GetOutput(2), TensorShape({1}), {2.0},
                                    1e-6);  // Bessel-corrected
+}
+
+// ---- _FusedBatchNormEx: FusedBatchNormV3, + side_input, Relu
+
+class FusedBatchNormExOpTest : public test::ArrayOpTest {
+ protected:
+  void MakeEx(bool training, const char* format, int num_side_inputs,
+              const std::string& activation) {
+    MakeNode("_FusedBatchNormEx")
+        .Input(DT_FLOAT)
+        .Input(DT_FLOAT)
+        .Input(DT_FLOAT)
+        .Input(DT_FLOAT)
+        .Input(DT_FLOAT)
+        .Input(num_side_inputs, DT_FLOAT)
+        .Attr("epsilon", 0.001f)
+        .Attr("data_format", format)
+        .Attr("is_training", training)
+        .Attr("activation_mode", activation);
+  }
+
+  // Output `index` of the kernel `build` makes, run on `inputs`.
+  Tensor RunNode(const std::function<void()>& build,
+                 const std::vector<Tensor>& inputs, int index = 0) {
+    build();
+    Status s = MakeOp();
+    EXPECT_TRUE(s.ok()) << s;
+    ClearInputs();
+    for (const Tensor& t : inputs) AddInputTensor(t);
+    s = RunOpKernel();
+    EXPECT_TRUE(s.ok()) << s;
+    return s.ok() ? *GetOutput(index) : Tensor();
+  }
+
+  void Check(const TensorShape& shape, const char* format, bool training,
+             bool side_input, const std::string& activation) {
+    SCOPED_TRACE(::testing::Message()
+                 << shape.DebugString() << " " << format << " training "
+                 << training << " side " << side_input << " " << activation);
+    const int64_t channels = shape.dim_size(format[1] == 'C' ? 1 : 3);
+    std::vector<Tensor> in = {test::RandomTensor<float>(shape, 1)};
+    for (int i = 0; i < 4; ++i) {
+      in.push_back(test::RandomTensor<float>(TensorShape({channels}), 2 + i));
+    }
+    for (int64_t c = 0; c < channels; ++c) {
+      in[4].base<float>()[c] = std::abs(in[4].base<float>()[c]) + 0.5f;
+    }
+    const Tensor side = test::RandomTensor<float>(shape, 9);
+    // The unfused chain.
+    const auto bn = [&] {
+      MakeNode("FusedBatchNormV3")
+          .Input(DT_FLOAT)
+          .Input(DT_FLOAT)
+          .Input(DT_FLOAT)
+          .Input(DT_FLOAT)
+          .Input(DT_FLOAT)
+          .Attr("epsilon", 0.001f)
+          .Attr("data_format", format)
+          .Attr("is_training", training);
+    };
+    Tensor expected = RunNode(bn, in);
+    std::vector<Tensor> expected_stats;
+    for (int i = 1; i <= 4; ++i) expected_stats.push_back(*GetOutput(i));
+    if (side_input) {
+      expected =
+          RunNode([&] { MakeNode("AddV2").Input(DT_FLOAT).Input(DT_FLOAT); },
+                  {expected, side});
+    }
+    if (activation == "Relu") {
+      expected = RunNode([&] { MakeNode("Relu").Input(DT_FLOAT); }, {expected});
+    }
+    MakeEx(training, format, side_input ? 1 : 0, activation);
+    MF_ASSERT_OK(MakeOp());
+    ClearInputs();
+    for (const Tensor& t : in) AddInputTensor(t);
+    if (side_input) AddInputTensor(side);
+    MF_ASSERT_OK(RunOpKernel());
+    test::ExpectTensorNear<float>(*GetOutput(0), expected, 1e-5, 1e-5);
+    for (int i = 1; i <= 4; ++i) {
+      test::ExpectTensorNear<float>(*GetOutput(i), expected_stats[i - 1], 1e-6,
+                                    1e-6);
+    }
+    std::vector<TensorShape> shapes;
+    for (const Tensor& t : in) shapes.push_back(t.shape());
+    if (side_input) shapes.push_back(side.shape());
+    const std::string predicted =
+        test::PredictedOutputShape(*node_def(), shapes);
+    EXPECT_EQ(predicted.substr(0, predicted.find(';')),
+              GetOutput(0)->shape().DebugString());
+  }
+};
+
+TEST_F(FusedBatchNormExOpTest, MatchesUnfusedChain) {
+  for (bool training : {false, true}) {
+    for (bool side : {false, true}) {
+      for (const char* act : {"Identity", "Relu"}) {
+        Check(TensorShape({2, 5, 3, 8}), "NHWC", training, side, act);
+        Check(TensorShape({2, 8, 5, 3}), "NCHW", training, side, act);
+      }
+    }
+  }
+  // Large enough to use every shard.
+  Check(TensorShape({4, 28, 28, 16}), "NHWC", false, true, "Relu");
+}
+
+TEST_F(FusedBatchNormExOpTest, EmptyInputGivesEmptyOutput) {
+  MakeEx(false, "NHWC", 1, "Relu");
+  MF_ASSERT_OK(MakeOp());
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 2, 2, 4})));
+  for (int i = 0; i < 4; ++i) {
+    AddInputTensor(test::RandomTensor<float>(TensorShape({4}), i));
+  }
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 2, 2, 4})));
+  MF_ASSERT_OK(RunOpKernel());
+  EXPECT_EQ(GetOutput(0)->shape(), TensorShape({0, 2, 2, 4}));
+}
+
+TEST_F(FusedBatchNormExOpTest, RejectsBadAttrsAndSideInput) {
+  MakeEx(false, "NHWC", 0, "Elu");
+  EXPECT_THAT(MakeOp(), testing::StatusIs(
+                            absl::StatusCode::kInvalidArgument,
+                            ::testing::HasSubstr("supports only Identity and "
+                                                 "Relu activations, but got "
+                                                 "Elu")));
+  MakeEx(false, "NHWC", 2, "Relu");
+  EXPECT_THAT(MakeOp(),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr(
+                                    "supports at most one side input, but got "
+                                    "num_side_inputs = 2")));
+  MakeEx(false, "NHWC", 1, "Relu");
+  MF_ASSERT_OK(MakeOp());
+  AddInputTensor(test::RandomTensor<float>(TensorShape({1, 2, 2, 4}), 1));
+  for (int i = 0; i < 4; ++i) {
+    AddInputTensor(test::RandomTensor<float>(TensorShape({4}), i));
+  }
+  AddInputTensor(test::RandomTensor<float>(TensorShape({1, 2, 4, 2}), 1));
+  EXPECT_THAT(RunOpKernel(),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                ::testing::HasSubstr(
+                                    "side_input shape must be equal to input "
+                                    "shape: [1,2,4,2] != [1,2,2,4]")));
 }
 
 }  // namespace

@@ -223,6 +223,10 @@ constexpr const char* kCpuOps[] = {
     "Xlogy",
     "ZeroOut",
     "ZerosLike",
+    "_FusedBatchNormEx",
+    "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative",
+    "_FusedMatMul",
 };
 
 TEST(StaticRegistrationTest, EveryOpIsRegisteredWithAShapeFunction) {

@@ -1,0 +1,89 @@
+// _FusedMatMul on CPU: MatMul's Eigen contraction with BiasAdd and an
+// optional activation applied by Eigen's OutputKernel to each output block
+// as it is finished. See Note [Fused epilogues].
+#define EIGEN_USE_THREADS
+
+#include <cstdint>
+
+#include "minflow/framework/op_kernel.h"
+#include "minflow/framework/register_types.h"
+#include "src/kernels/fused_eigen_output_kernels.h"
+#include "src/kernels/matmul_op_functor.h"
+
+namespace minflow {
+namespace {
+
+using CPUDevice = Eigen::ThreadPoolDevice;
+
+template <typename Device, typename T>
+class FusedMatMulOp : public OpKernel {
+ public:
+  explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+    using FCT = FusedComputationType;
+    OP_REQUIRES_OK(
+        ctx, InitFusedComputation(
+                 ctx, "MatMul",
+                 {FCT::kBiasAdd, FCT::kBiasAddWithRelu, FCT::kBiasAddWithRelu6,
+                  FCT::kBiasAddWithElu, FCT::kBiasAddWithLeakyRelu},
+                 &fusion_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES(ctx, TensorShapeUtils::IsMatrix(a.shape()),
+                errors::InvalidArgument("In[0] is not a matrix. Instead it has "
+                                        "shape ",
+                                        a.shape().DebugString()));
+    OP_REQUIRES(ctx, TensorShapeUtils::IsMatrix(b.shape()),
+                errors::InvalidArgument("In[1] is not a matrix. Instead it has "
+                                        "shape ",
+                                        b.shape().DebugString()));
+    const functor::MatMulDimPair dim_pair =
+        functor::MakeMatMulDimPair(transpose_a_, transpose_b_);
+    const int a_inner = dim_pair[0].first;
+    const int b_inner = dim_pair[0].second;
+    OP_REQUIRES(ctx, a.dim_size(a_inner) == b.dim_size(b_inner),
+                errors::InvalidArgument("Matrix size-incompatible: In[0]: ",
+                                        a.shape().DebugString(),
+                                        ", In[1]: ", b.shape().DebugString()));
+    TensorShape out_shape;
+    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(
+                            {a.dim_size(1 - a_inner), b.dim_size(1 - b_inner)},
+                            &out_shape));
+    const int64_t channels = out_shape.dim_size(1);
+    FusedEpilogue<T> epilogue;
+    OP_REQUIRES_OK(ctx, epilogue.Init(ctx, fusion_, 2, channels));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    if (a.NumElements() == 0) {
+      // A zero-length inner dimension: the product is zeros, the epilogue
+      // still applies.
+      out->flat<T>().setZero();
+      epilogue.Apply(out->base<T>(), out_shape.dim_size(0), channels, 0,
+                     channels);
+      return;
+    }
+    functor::MatMulWithOutputKernel(
+        ctx->eigen_device<CPUDevice>(), out->matrix<T>(), a.matrix<T>(),
+        b.matrix<T>(), dim_pair, FusedContractionOutputKernel<T>{&epilogue});
+  }
+
+ private:
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+  FusedComputation fusion_;
+};
+
+#define REGISTER_CPU(T)                                               \
+  REGISTER_KERNEL_BUILDER(                                            \
+      Name("_FusedMatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      FusedMatMulOp<CPUDevice, T>);
+TF_CALL_float(REGISTER_CPU)
+#undef REGISTER_CPU
+
+}  // namespace
+}  // namespace minflow
