@@ -8,6 +8,7 @@
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cwise_op_functor.h"
 
 namespace minflow {
 namespace {
@@ -19,7 +20,12 @@ struct SumReducer {
   }
   template <typename A>
   static A Apply(const A& a, const A& b) {
-    return a + b;
+    // Integer sums wrap; see Note [Integer overflow in kernels].
+    if constexpr (functor::internal::IsInt<A>::value) {
+      return functor::internal::WrapAdd(a, b);
+    } else {
+      return a + b;
+    }
   }
 };
 
@@ -30,7 +36,11 @@ struct ProdReducer {
   }
   template <typename A>
   static A Apply(const A& a, const A& b) {
-    return a * b;
+    if constexpr (functor::internal::IsInt<A>::value) {
+      return functor::internal::WrapMul(a, b);
+    } else {
+      return a * b;
+    }
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cwise_op_functor.h"
 #include "src/kernels/data_movement.h"
 #include "src/kernels/scatter_nd_common.h"
 
@@ -53,7 +54,13 @@ void ApplyUpdates(const SliceIndexer& indexer, const Index* indices,
     if (offset < 0) continue;
     const T* src = updates + i * slice_size;
     T* dst = out + offset;
-    if constexpr (mode == ScatterMode::kAdd) {
+    if constexpr (mode == ScatterMode::kAdd &&
+                  functor::internal::IsInt<T>::value) {
+      // Integer sums wrap; see Note [Integer overflow in kernels].
+      for (int64_t j = 0; j < slice_size; ++j) {
+        dst[j] = functor::internal::WrapAdd(dst[j], src[j]);
+      }
+    } else if constexpr (mode == ScatterMode::kAdd) {
       for (int64_t j = 0; j < slice_size; ++j) dst[j] += src[j];
     } else {
       CopyElements(dst, src, slice_size);
