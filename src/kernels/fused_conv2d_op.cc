@@ -60,16 +60,8 @@ class FusedConv2DOp : public OpKernel {
         ctx, static_cast<int64_t>(targs.size()) == num_args,
         errors::InvalidArgument("num_args must equal the length of TArgs (",
                                 targs.size(), "), but got ", num_args));
-    using FCT = FusedComputationType;
-    OP_REQUIRES_OK(
-        ctx, InitFusedComputation(
-                 ctx, "Conv2D",
-                 {FCT::kBiasAdd, FCT::kBiasAddWithRelu, FCT::kBiasAddWithRelu6,
-                  FCT::kBiasAddWithElu, FCT::kBiasAddWithLeakyRelu,
-                  FCT::kFusedBatchNorm, FCT::kFusedBatchNormWithRelu,
-                  FCT::kFusedBatchNormWithRelu6, FCT::kFusedBatchNormWithElu,
-                  FCT::kFusedBatchNormWithLeakyRelu},
-                 &fusion_));
+    OP_REQUIRES_OK(ctx, InitFusedComputation(ctx, "Conv2D",
+                                             ConvolutionFusions(), &fusion_));
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -37,16 +37,8 @@ class FusedDepthwiseConv2dNativeOp : public OpKernel {
                     "Depthwise convolution on CPU is only supported for NHWC "
                     "format, but got ",
                     ToString(params_.data_format)));
-    using FCT = FusedComputationType;
-    OP_REQUIRES_OK(
-        ctx, InitFusedComputation(
-                 ctx, "DepthwiseConv2dNative",
-                 {FCT::kBiasAdd, FCT::kBiasAddWithRelu, FCT::kBiasAddWithRelu6,
-                  FCT::kBiasAddWithElu, FCT::kBiasAddWithLeakyRelu,
-                  FCT::kFusedBatchNorm, FCT::kFusedBatchNormWithRelu,
-                  FCT::kFusedBatchNormWithRelu6, FCT::kFusedBatchNormWithElu,
-                  FCT::kFusedBatchNormWithLeakyRelu},
-                 &fusion_));
+    OP_REQUIRES_OK(ctx, InitFusedComputation(ctx, "DepthwiseConv2dNative",
+                                             ConvolutionFusions(), &fusion_));
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -41,6 +41,22 @@ bool IsBatchNorm(FusedComputationType type) {
 
 }  // namespace
 
+const std::vector<FusedComputationType>& ConvolutionFusions() {
+  using FCT = FusedComputationType;
+  static const auto* fusions =
+      new std::vector<FusedComputationType>{FCT::kBiasAdd,
+                                            FCT::kBiasAddWithRelu,
+                                            FCT::kBiasAddWithRelu6,
+                                            FCT::kBiasAddWithElu,
+                                            FCT::kBiasAddWithLeakyRelu,
+                                            FCT::kFusedBatchNorm,
+                                            FCT::kFusedBatchNormWithRelu,
+                                            FCT::kFusedBatchNormWithRelu6,
+                                            FCT::kFusedBatchNormWithElu,
+                                            FCT::kFusedBatchNormWithLeakyRelu};
+  return *fusions;
+}
+
 Status InitFusedComputation(OpKernelConstruction* ctx,
                             const std::string& kernel_name,
                             const std::vector<FusedComputationType>& allowed,

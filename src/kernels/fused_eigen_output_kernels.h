@@ -55,6 +55,11 @@ struct FusedComputation {
 // InitializeFusedComputation does: Unimplemented for a `fused_ops` list not
 // in `allowed`, InvalidArgument for a `num_args` the fusion does not take.
 // `kernel_name` ("Conv2D", "MatMul", ...) goes into the messages.
+// What _FusedConv2D and _FusedDepthwiseConv2dNative accept on the CPU:
+// BiasAdd or FusedBatchNorm, each alone or followed by Relu, Relu6, Elu or
+// LeakyRelu.
+const std::vector<FusedComputationType>& ConvolutionFusions();
+
 Status InitFusedComputation(OpKernelConstruction* ctx,
                             const std::string& kernel_name,
                             const std::vector<FusedComputationType>& allowed,
