@@ -8,6 +8,7 @@
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
 #include "src/kernels/fused_eigen_output_kernels.h"
+#include "src/kernels/matmul_op.h"
 #include "src/kernels/matmul_op_functor.h"
 
 namespace minflow {
@@ -33,26 +34,11 @@ class FusedMatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, TensorShapeUtils::IsMatrix(a.shape()),
-                errors::InvalidArgument("In[0] is not a matrix. Instead it has "
-                                        "shape ",
-                                        a.shape().DebugString()));
-    OP_REQUIRES(ctx, TensorShapeUtils::IsMatrix(b.shape()),
-                errors::InvalidArgument("In[1] is not a matrix. Instead it has "
-                                        "shape ",
-                                        b.shape().DebugString()));
+    TensorShape out_shape;
+    OP_REQUIRES_OK(
+        ctx, MatMulOutputShape(a, b, transpose_a_, transpose_b_, &out_shape));
     const functor::MatMulDimPair dim_pair =
         functor::MakeMatMulDimPair(transpose_a_, transpose_b_);
-    const int a_inner = dim_pair[0].first;
-    const int b_inner = dim_pair[0].second;
-    OP_REQUIRES(ctx, a.dim_size(a_inner) == b.dim_size(b_inner),
-                errors::InvalidArgument("Matrix size-incompatible: In[0]: ",
-                                        a.shape().DebugString(),
-                                        ", In[1]: ", b.shape().DebugString()));
-    TensorShape out_shape;
-    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(
-                            {a.dim_size(1 - a_inner), b.dim_size(1 - b_inner)},
-                            &out_shape));
     const int64_t channels = out_shape.dim_size(1);
     FusedEpilogue<T> epilogue;
     OP_REQUIRES_OK(ctx, epilogue.Init(ctx, fusion_, 2, channels));

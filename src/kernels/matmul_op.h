@@ -16,6 +16,36 @@ struct LaunchMatMul {
                      bool transpose_a, bool transpose_b, Tensor* out);
 };
 
+// Checks that `a` and `b` are matrices whose inner dimensions agree, with
+// TensorFlow's messages, and gives op(a) * op(b)'s shape.
+inline Status MatMulOutputShape(const Tensor& a, const Tensor& b,
+                                bool transpose_a, bool transpose_b,
+                                TensorShape* out_shape) {
+  if (!TensorShapeUtils::IsMatrix(a.shape())) {
+    return errors::InvalidArgument(
+        "In[0] is not a matrix. Instead it has shape ",
+        a.shape().DebugString());
+  }
+  if (!TensorShapeUtils::IsMatrix(b.shape())) {
+    return errors::InvalidArgument(
+        "In[1] is not a matrix. Instead it has shape ",
+        b.shape().DebugString());
+  }
+  const functor::MatMulDimPair dim_pair =
+      functor::MakeMatMulDimPair(transpose_a, transpose_b);
+  const int a_inner = dim_pair[0].first;
+  const int b_inner = dim_pair[0].second;
+  if (a.dim_size(a_inner) != b.dim_size(b_inner)) {
+    return errors::InvalidArgument(
+        "Matrix size-incompatible: In[0]: ", a.shape().DebugString(),
+        ", In[1]: ", b.shape().DebugString());
+  }
+  // BuildTensorShape: with an empty inner dimension the outer ones may be
+  // huge, and their product overflow.
+  return TensorShape::BuildTensorShape(
+      {a.dim_size(1 - a_inner), b.dim_size(1 - b_inner)}, out_shape);
+}
+
 template <typename Device, typename T>
 class MatMulOp : public OpKernel {
  public:
@@ -27,28 +57,9 @@ class MatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, TensorShapeUtils::IsMatrix(a.shape()),
-                errors::InvalidArgument("In[0] is not a matrix. Instead it has "
-                                        "shape ",
-                                        a.shape().DebugString()));
-    OP_REQUIRES(ctx, TensorShapeUtils::IsMatrix(b.shape()),
-                errors::InvalidArgument("In[1] is not a matrix. Instead it has "
-                                        "shape ",
-                                        b.shape().DebugString()));
-    const functor::MatMulDimPair dim_pair =
-        functor::MakeMatMulDimPair(transpose_a_, transpose_b_);
-    const int a_inner = dim_pair[0].first;
-    const int b_inner = dim_pair[0].second;
-    OP_REQUIRES(ctx, a.dim_size(a_inner) == b.dim_size(b_inner),
-                errors::InvalidArgument("Matrix size-incompatible: In[0]: ",
-                                        a.shape().DebugString(),
-                                        ", In[1]: ", b.shape().DebugString()));
-    // BuildTensorShape: with an empty inner dimension the outer ones may be
-    // huge, and their product overflow.
     TensorShape out_shape;
-    OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(
-                            {a.dim_size(1 - a_inner), b.dim_size(1 - b_inner)},
-                            &out_shape));
+    OP_REQUIRES_OK(
+        ctx, MatMulOutputShape(a, b, transpose_a_, transpose_b_, &out_shape));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
