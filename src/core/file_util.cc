@@ -7,19 +7,24 @@
 #include <cerrno>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
+
 namespace minflow {
 
-Status ReadFileToString(const std::string& path, std::string* contents) {
+Status ReadFileToString(const std::string& path, std::string* contents,
+                        absl::string_view what) {
+  const std::string named = what.empty() ? absl::StrCat("'", path, "'")
+                                         : absl::StrCat(what, " '", path, "'");
   // POSIX rather than a stream: one allocation sized by fstat, no locale or
   // per-character iteration, and errno to say why.
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return errors::NotFound("Cannot open '", path, "': ", std::strerror(errno));
+    return errors::NotFound("Cannot open ", named, ": ", std::strerror(errno));
   }
   auto read_error = [&](int error) {
     close(fd);
-    return errors::DataLoss("Error reading '", path,
-                            "': ", std::strerror(error));
+    return errors::DataLoss("Error reading ", named, ": ",
+                            std::strerror(error));
   };
   // Straight into the string for the size fstat gives, then whatever else
   // the file holds (one that grew, or one that is not regular).

@@ -241,15 +241,7 @@ Status TensorToNpy(const Tensor& tensor, std::string* bytes) {
 
 Status ReadNpyFile(const std::string& path, Tensor* tensor) {
   std::string contents;
-  Status read = ReadFileToString(path, &contents);
-  if (!read.ok()) {
-    // "Cannot open '<path>': <reason>" -> "Cannot open NPY file '<path>'...".
-    std::string message(read.message());
-    if (absl::StartsWith(message, "Cannot open '")) {
-      message.insert(std::strlen("Cannot open "), "NPY file ");
-    }
-    return Status(read.code(), message);
-  }
+  MF_RETURN_IF_ERROR(ReadFileToString(path, &contents, "NPY file"));
   return errors::Prefix(NpyToTensor(contents, tensor), path, ": ");
 }
 

@@ -525,15 +525,10 @@ Status ReadGraphDefFile(const std::string& path, GraphDef* graph_def) {
                                                    : "not a file",
         ")");
   }
+  // "Cannot open graph file": the CLI's exit codes key on it (see
+  // ExitCodeForLoadError).
   std::string contents;
-  Status read = ReadFileToString(path, &contents);
-  if (!read.ok()) {
-    // The CLI's exit codes key on "Cannot open graph file" (see
-    // ExitCodeForLoadError).
-    return read.code() == absl::StatusCode::kNotFound
-               ? errors::NotFound("Cannot open graph file '", path, "'")
-               : read;
-  }
+  MF_RETURN_IF_ERROR(ReadFileToString(path, &contents, "graph file"));
   return errors::Prefix(ParseGraphDef(contents, graph_def), path, ": ");
 }
 

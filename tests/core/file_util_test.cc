@@ -53,6 +53,10 @@ TEST(ReadFileToStringTest, ErrorsNameThePathAndTheReason) {
       ReadFileToString(::testing::TempDir(), &read),
       StatusIs(absl::StatusCode::kDataLoss,
                AllOf(HasSubstr("Error reading"), HasSubstr("Is a directory"))));
+  EXPECT_THAT(ReadFileToString("/nonexistent/g.pb", &read, "graph file"),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("Cannot open graph file '/nonexistent/g.pb': "
+                                 "No such file or directory")));
   EXPECT_EQ(read, "kept");
 }
 

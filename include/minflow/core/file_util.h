@@ -4,15 +4,18 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
 
 namespace minflow {
 
 // Reads all of `path` into *contents (replacing it). NotFound "Cannot open
-// '<path>': <reason>" when it cannot be opened; DataLoss "Error reading
-// '<path>': <reason>" when a read fails; the reason is the OS's (strerror).
-// A file that is not regular (a directory, a device) is read as the OS
-// reads it: callers that care check first.
-Status ReadFileToString(const std::string& path, std::string* contents);
+// <what> '<path>': <reason>" when it cannot be opened; DataLoss "Error
+// reading <what> '<path>': <reason>" when a read fails; the reason is the
+// OS's (strerror), `what` says what the file is for ("graph file"; may be
+// empty). A file that is not regular (a directory, a device) is read as
+// the OS reads it: callers that care check first.
+Status ReadFileToString(const std::string& path, std::string* contents,
+                        absl::string_view what = "");
 
 }  // namespace minflow
