@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/memcpy_reference.h"
 #include "benchmark/benchmark.h"
 #include "minflow/core/allocator.h"
 #include "minflow/core/tensor.h"
@@ -165,47 +166,14 @@ void BM_ConcatV2_Float_8x1024x1024_Axis1(benchmark::State& state) {
   BM_ConcatV2_Float_8x1024x1024(state, 1);
 }
 
-// memcpy of `bytes` between two pre-touched buffers; with more than one
-// thread, split into equal parts over a pool of that size.
-void BM_Reference_Memcpy(benchmark::State& state, int64_t bytes) {
-  const int threads = static_cast<int>(state.range(0));
-  std::vector<char> src(bytes, 1);
-  std::vector<char> dst(bytes, 0);
-  std::unique_ptr<thread::ThreadPool> pool;
-  if (threads > 1)
-    pool = std::make_unique<thread::ThreadPool>("bench", threads);
-  for (auto _ : state) {
-    if (pool == nullptr) {
-      std::memcpy(dst.data(), src.data(), bytes);
-    } else {
-      pool->ParallelFor(threads, bytes / threads, [&](int64_t b, int64_t e) {
-        for (int64_t part = b; part < e; ++part) {
-          const int64_t lo = bytes * part / threads;
-          const int64_t hi = bytes * (part + 1) / threads;
-          std::memcpy(dst.data() + lo, src.data() + lo, hi - lo);
-        }
-      });
-    }
-    benchmark::DoNotOptimize(dst.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.counters["threads"] = threads;
-}
 void BM_Reference_Memcpy_64MiB(benchmark::State& state) {
-  BM_Reference_Memcpy(state, kTransposeBytes);
+  bench::ReferenceMemcpy(state, kTransposeBytes);
 }
 void BM_Reference_Memcpy_32MiB(benchmark::State& state) {
-  BM_Reference_Memcpy(state, kConcatBytes);
+  bench::ReferenceMemcpy(state, kConcatBytes);
 }
 
-void ThreadArgs(benchmark::internal::Benchmark* b) {
-  const int max = thread::DefaultNumThreads();
-  b->Arg(1);
-  if (max >= 2) b->Arg(2);
-  if (max > 2) b->Arg(max);
-  b->Unit(benchmark::kMillisecond)->UseRealTime();
-}
+using bench::ThreadArgs;
 
 BENCHMARK(BM_Transpose_Float_64x64x64x64_0312)->Apply(ThreadArgs);
 BENCHMARK(BM_Reference_Memcpy_64MiB)->Apply(ThreadArgs);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/memcpy_reference.h"
 #include "benchmark/benchmark.h"
 #include "minflow/core/allocator.h"
 #include "minflow/core/tensor.h"
@@ -171,48 +172,14 @@ void BM_Reference_HandGather_Elements_1024x1024_1Mi(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * kElementBytes);
 }
 
-// memcpy of `bytes` between two pre-touched buffers; with more than one
-// thread, split into equal parts over a pool of that size.
-void BM_Reference_Memcpy(benchmark::State& state, int64_t bytes) {
-  const int threads = static_cast<int>(state.range(0));
-  std::vector<char> src(bytes, 1);
-  std::vector<char> dst(bytes, 0);
-  std::unique_ptr<thread::ThreadPool> pool;
-  if (threads > 1) {
-    pool = std::make_unique<thread::ThreadPool>("bench", threads);
-  }
-  for (auto _ : state) {
-    if (pool == nullptr) {
-      std::memcpy(dst.data(), src.data(), bytes);
-    } else {
-      pool->ParallelFor(threads, bytes / threads, [&](int64_t b, int64_t e) {
-        for (int64_t part = b; part < e; ++part) {
-          const int64_t lo = bytes * part / threads;
-          const int64_t hi = bytes * (part + 1) / threads;
-          std::memcpy(dst.data() + lo, src.data() + lo, hi - lo);
-        }
-      });
-    }
-    benchmark::DoNotOptimize(dst.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.counters["threads"] = threads;
-}
 void BM_Reference_Memcpy_64MiB(benchmark::State& state) {
-  BM_Reference_Memcpy(state, kRowBytes);
+  bench::ReferenceMemcpy(state, kRowBytes);
 }
 void BM_Reference_Memcpy_4MiB(benchmark::State& state) {
-  BM_Reference_Memcpy(state, kElementBytes);
+  bench::ReferenceMemcpy(state, kElementBytes);
 }
 
-void ThreadArgs(benchmark::internal::Benchmark* b) {
-  const int max = thread::DefaultNumThreads();
-  b->Arg(1);
-  if (max >= 2) b->Arg(2);
-  if (max > 2) b->Arg(max);
-  b->Unit(benchmark::kMillisecond)->UseRealTime();
-}
+using bench::ThreadArgs;
 
 BENCHMARK(BM_GatherNd_Float_Rows_4096x256_64Ki)->Apply(ThreadArgs);
 BENCHMARK(BM_Reference_Memcpy_64MiB)->Apply(ThreadArgs);
