@@ -103,48 +103,69 @@ void RunChain(benchmark::State& state, const std::vector<NodeDef>& nodes,
   }
 }
 
+// A convolution layer: input [1, h, w, c], filter [r, r, c, k], stride 1,
+// SAME padding.
+struct ConvLayer {
+  int64_t h, w, c, r, k;
+  double flops() const { return 2.0 * h * w * k * r * r * c; }
+};
 // ResNet-50 conv2_x layers on [1,56,56,64]: the 3x3 64->64 one and the
 // 1x1 64->256 expansion (little arithmetic per output value, so the
 // epilogue's memory traffic matters most there).
-constexpr int64_t kH = 56, kW = 56, kC = 64;
+constexpr ConvLayer kResNet3x3{56, 56, 64, 3, 64};
+constexpr ConvLayer kResNet1x1{56, 56, 64, 1, 256};
+// VGG-16's first layer, 3 -> 64 channels at 224x224: 27 multiply-adds per
+// output value and a 12.25 MiB output, larger than the last-level cache
+// share of one core, so each unfused pass over it goes to memory.
+constexpr ConvLayer kVggConv1{224, 224, 3, 3, 64};
 
-void FusedConv(benchmark::State& state, int64_t r, int64_t k) {
+void FusedConv(benchmark::State& state, const ConvLayer& l) {
   RunChain(state, {ConvNode("_FusedConv2D", true)},
-           {{RandomFloats(TensorShape({1, kH, kW, kC})),
-             RandomFloats(TensorShape({r, r, kC, k})),
-             RandomFloats(TensorShape({k}))}},
-           2.0 * kH * kW * k * r * r * kC);
+           {{RandomFloats(TensorShape({1, l.h, l.w, l.c})),
+             RandomFloats(TensorShape({l.r, l.r, l.c, l.k})),
+             RandomFloats(TensorShape({l.k}))}},
+           l.flops());
 }
 
-void UnfusedConv(benchmark::State& state, int64_t r, int64_t k) {
+void UnfusedConv(benchmark::State& state, const ConvLayer& l) {
   RunChain(state,
            {ConvNode("Conv2D", false), Node("BiasAdd", 2), Node("Relu", 1)},
-           {{RandomFloats(TensorShape({1, kH, kW, kC})),
-             RandomFloats(TensorShape({r, r, kC, k}))},
-            {RandomFloats(TensorShape({k}))},
+           {{RandomFloats(TensorShape({1, l.h, l.w, l.c})),
+             RandomFloats(TensorShape({l.r, l.r, l.c, l.k}))},
+            {RandomFloats(TensorShape({l.k}))},
             {}},
-           2.0 * kH * kW * k * r * r * kC);
+           l.flops());
 }
 
 void BM_FusedConv2D_BiasAddRelu_3x3(benchmark::State& state) {
-  FusedConv(state, 3, 64);
+  FusedConv(state, kResNet3x3);
 }
 BENCHMARK(BM_FusedConv2D_BiasAddRelu_3x3)->Arg(1)->Arg(2)->UseRealTime();
 
 void BM_Conv2D_BiasAdd_Relu_Unfused_3x3(benchmark::State& state) {
-  UnfusedConv(state, 3, 64);
+  UnfusedConv(state, kResNet3x3);
 }
 BENCHMARK(BM_Conv2D_BiasAdd_Relu_Unfused_3x3)->Arg(1)->Arg(2)->UseRealTime();
 
 void BM_FusedConv2D_BiasAddRelu_1x1(benchmark::State& state) {
-  FusedConv(state, 1, 256);
+  FusedConv(state, kResNet1x1);
 }
 BENCHMARK(BM_FusedConv2D_BiasAddRelu_1x1)->Arg(1)->Arg(2)->UseRealTime();
 
 void BM_Conv2D_BiasAdd_Relu_Unfused_1x1(benchmark::State& state) {
-  UnfusedConv(state, 1, 256);
+  UnfusedConv(state, kResNet1x1);
 }
 BENCHMARK(BM_Conv2D_BiasAdd_Relu_Unfused_1x1)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_FusedConv2D_BiasAddRelu_Vgg1(benchmark::State& state) {
+  FusedConv(state, kVggConv1);
+}
+BENCHMARK(BM_FusedConv2D_BiasAddRelu_Vgg1)->Arg(1)->Arg(2)->UseRealTime();
+
+void BM_Conv2D_BiasAdd_Relu_Unfused_Vgg1(benchmark::State& state) {
+  UnfusedConv(state, kVggConv1);
+}
+BENCHMARK(BM_Conv2D_BiasAdd_Relu_Unfused_Vgg1)->Arg(1)->Arg(2)->UseRealTime();
 
 // A BERT-base dense layer on 128 tokens: [128,768] x [768,768].
 constexpr int64_t kM = 128, kN = 768, kDepth = 768;
@@ -183,8 +204,9 @@ void BM_BiasAdd_Relu_Only(benchmark::State& state) {
            0);
 }
 BENCHMARK(BM_BiasAdd_Relu_Only)
-    ->Args({1, kH* kW, 64})
-    ->Args({1, kH* kW, 256})
+    ->Args({1, kResNet3x3.h* kResNet3x3.w, kResNet3x3.k})
+    ->Args({1, kResNet1x1.h* kResNet1x1.w, kResNet1x1.k})
+    ->Args({1, kVggConv1.h* kVggConv1.w, kVggConv1.k})
     ->Args({1, kM, kN})
     ->UseRealTime();
 

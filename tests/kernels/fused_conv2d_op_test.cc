@@ -172,6 +172,9 @@ class FusedConv2DOpTest : public test::OpsTestBase {
         {{2, 6, 6, 4}, {3, 3, 2, 6}},
         // Several tiles per shard.
         {{2, 32, 32, 16}, {3, 3, 16, 32}},
+        // Many output channels: the epilogue's cap on a tile's output
+        // (kEpilogueTileBytes) makes the 1x1 tiles ~100 pixels.
+        {{1, 24, 24, 8}, {1, 1, 8, 600}, {1, 1, 1, 1}, "VALID"},
     };
   }
 };
