@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/btree_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "fuzz/fuzz_session.h"
 #include "minflow/attr_value.pb.h"
@@ -29,13 +30,16 @@
 namespace minflow {
 namespace {
 
-// Ops with a CPU kernel, internal ('_') ones left out.
+// Ops with a CPU kernel. Internal ('_') ones are left out, except the fused
+// contractions (_FusedConv2D, _FusedMatMul, ...), which graphs dumped after
+// TensorFlow's optimiser carry and minflow's remapper writes.
 const std::vector<std::string>& CpuOps() {
   static const std::vector<std::string>* ops = [] {
     absl::btree_set<std::string> names;
     const KernelList kernels = GetAllRegisteredKernels();
     for (const KernelDef& k : kernels.kernel()) {
-      if (k.device_type() == DEVICE_CPU && k.op()[0] != '_') {
+      if (k.device_type() == DEVICE_CPU &&
+          (k.op()[0] != '_' || absl::StartsWith(k.op(), "_Fused"))) {
         names.insert(k.op());
       }
     }
