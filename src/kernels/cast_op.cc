@@ -94,7 +94,7 @@ Src ZeroDroppedBits(Src v) {
   // In uint64_t: a 16-bit Bits would be promoted to int, and shifting a
   // negative int is undefined (UBSan found it through half -> bfloat16).
   bits &= static_cast<Bits>(~uint64_t{0} << (kDigits<Src> - kDigits<Dst>));
-  std::memcpy(&v, &bits, sizeof(bits));
+  std::memcpy(static_cast<void*>(&v), &bits, sizeof(bits));
   return v;
 }
 

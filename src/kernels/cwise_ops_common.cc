@@ -150,10 +150,28 @@ BinaryOpShared::BinaryOpShared(OpKernelConstruction* ctx, DataType out,
 
 BinaryOpShared::BinaryOpState::BinaryOpState(OpKernelContext* ctx,
                                              bool incompatible_shape_error)
-    : in0(ctx->input(0)),
-      in1(ctx->input(1)),
-      bcast(in0.shape().dim_sizes(), in1.shape().dim_sizes()) {
-  if (!bcast.IsValid()) {
+    : in0(ctx->input(0)), in1(ctx->input(1)) {
+  in0_num_elements = in0.NumElements();
+  in1_num_elements = in1.NumElements();
+  // Note [Binary op fast shapes]: identical shapes, or a rank-0 operand,
+  // broadcast to the other operand's shape as one flat loop. Most nodes of
+  // real graphs are one of these, and planning a broadcast (and building
+  // its shape) cost more than adding two small tensors.
+  const TensorShape* same = nullptr;
+  if (in0.shape() == in1.shape() || in1.dims() == 0) {
+    same = &in0.shape();
+  } else if (in0.dims() == 0) {
+    same = &in1.shape();
+  }
+  if (same != nullptr) {
+    out_num_elements = same->num_elements();
+    OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, *same, &out));
+    ndims = 1;
+    return;
+  }
+  bcast.emplace(in0.shape().dim_sizes(), in1.shape().dim_sizes());
+  if (!bcast->IsValid()) {
     if (!incompatible_shape_error) {
       // TensorFlow's answer for Equal / NotEqual of unbroadcastable shapes:
       // a scalar "not equal".
@@ -170,13 +188,11 @@ BinaryOpShared::BinaryOpState::BinaryOpState(OpKernelContext* ctx,
   // Each output dim is valid, but their product may not fit in int64.
   TensorShape output_shape;
   OP_REQUIRES_OK(
-      ctx, TensorShape::BuildTensorShape(bcast.output_shape(), &output_shape));
+      ctx, TensorShape::BuildTensorShape(bcast->output_shape(), &output_shape));
   out_num_elements = output_shape.num_elements();
-  in0_num_elements = in0.NumElements();
-  in1_num_elements = in1.NumElements();
   OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
                           {0, 1}, 0, output_shape, &out));
-  ndims = static_cast<int>(bcast.x_reshape().size());
+  ndims = static_cast<int>(bcast->x_reshape().size());
 }
 
 void BinaryOpShared::SetUnimplementedError(OpKernelContext* ctx) {

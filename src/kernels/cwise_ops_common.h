@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "absl/container/inlined_vector.h"
@@ -185,7 +186,9 @@ class BinaryOpShared : public OpKernel {
     BinaryOpState(OpKernelContext* ctx, bool incompatible_shape_error);
     const Tensor& in0;
     const Tensor& in1;
-    BCast bcast;
+    // Planned only when the shapes differ and neither is a scalar; the
+    // common cases (same shape, a scalar operand) need no plan.
+    std::optional<BCast> bcast;
     Tensor* out = nullptr;
     int64_t out_num_elements = 0;
     int64_t in0_num_elements = 0;
@@ -230,7 +233,6 @@ class BinaryOp : public BinaryOpShared {
       }
     }
     const Device& d = ctx->eigen_device<Device>();
-    const BCast& bcast = state.bcast;
     const Tensor& in0 = state.in0;
     const Tensor& in1 = state.in1;
     Tensor* out = state.out;
@@ -248,6 +250,7 @@ class BinaryOp : public BinaryOpShared {
       }
       return;
     }
+    const BCast& bcast = *state.bcast;
     if constexpr (std::is_same<Device, CPUDevice>::value) {
       BCastOnCpu(d, bcast, in0.template base<const Tin>(),
                  in1.template base<const Tin>(), out->template base<Tout>());
