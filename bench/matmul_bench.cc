@@ -162,6 +162,50 @@ BENCHMARK(BM_Reference_EigenMatMul)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// A dense layer at batch 1, [1,k] x [k,n] (mlp_b1's 784x512 and 512x512):
+// a matrix-vector product, split over the pool's threads by column (Note
+// [GEMV over the intra-op pool]). The reference is Eigen's GEMV on one
+// thread, output preallocated; 2 * k * n FLOPs, and 4 * k * n bytes of
+// matrix read per product.
+void BM_MatMul_Gemv(benchmark::State& state) {
+  const int64_t k = state.range(0);
+  const int64_t n = state.range(1);
+  KernelRunner runner(
+      MatMulNode("MatMul"), static_cast<int>(state.range(2)),
+      {RandomFloats(TensorShape({1, k})), RandomFloats(TensorShape({k, n}))});
+  RunKernel(state, runner, 2.0 * k * n);
+}
+BENCHMARK(BM_MatMul_Gemv)
+    ->ArgNames({"k", "n", "threads"})
+    ->Args({784, 512, 1})
+    ->Args({784, 512, 2})
+    ->Args({512, 512, 1})
+    ->Args({512, 512, 2})
+    ->Args({2048, 2048, 1})
+    ->Args({2048, 2048, 2})
+    ->UseRealTime();
+
+void BM_Reference_EigenGemv(benchmark::State& state) {
+  const int64_t k = state.range(0);
+  const int64_t n = state.range(1);
+  using RowMatrix =
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::RowVectorXf a = Eigen::RowVectorXf::Random(k);
+  const RowMatrix b = RowMatrix::Random(k, n);
+  Eigen::RowVectorXf c(n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  SetFlops(state, 2.0 * k * n);
+}
+BENCHMARK(BM_Reference_EigenGemv)
+    ->ArgNames({"k", "n", "threads"})
+    ->Args({784, 512, 1})
+    ->Args({512, 512, 1})
+    ->Args({2048, 2048, 1})
+    ->UseRealTime();
+
 // BatchMatMulV2 [8,128,64] x [8,64,128]: small products, run in parallel
 // across the batch.
 void BM_BatchMatMulV2(benchmark::State& state) {

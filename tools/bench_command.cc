@@ -54,7 +54,10 @@ steady-state latency (min, median, mean, p90, p99, max) and runs per second,
 and peak memory: the host allocator's peak bytes, and the process's peak
 resident set (RSS) from its start until the report, with how much of it was
 resident before the graph was read (the shared libraries and their static
-initialisers, the same for every graph).
+initialisers, the same for every graph), and how many host allocations the
+timed runs made and how many of those the allocator had to get from the
+system rather than from its cache of freed buffers (0 for a static graph
+after warm-up; MINFLOW_CPU_ALLOCATOR_CACHE sets the cache's size).
 
 /usr/bin/time reads the peak RSS after the process has ended, so it also
 counts the pages the libraries touch while it ends. (A CUDA build loads
@@ -93,7 +96,8 @@ Options (as for minflow run):
                           untraced runs.
   --json FILE             Write the figures as JSON: init_ms, first_run_ms,
                           runs, concurrency, latency_us {min, median, mean, p90, p99, max},
-                          runs_per_s, peak_bytes, peak_rss_bytes,
+                          runs_per_s, peak_bytes, timed_allocs,
+                          timed_system_allocs, peak_rss_bytes,
                           start_rss_bytes, passes
                           [{name, phase, ran, nodes_before, nodes_after,
                           duration_us}], and with
@@ -322,6 +326,10 @@ struct BenchResult {
   LatencySummary latency;
   double runs_per_s = 0;
   int64_t peak_bytes = 0;
+  // Host allocations in the timed runs, and how many of them the allocator
+  // had to get from the system (Note [Host allocator cache]).
+  int64_t timed_allocs = 0;
+  int64_t timed_system_allocs = 0;
   int64_t peak_rss_bytes = 0;
   int64_t start_rss_bytes = 0;  // before the graph was read
   // A SavedModel: create_ms is its whole load (read, import, restore, init
@@ -352,6 +360,8 @@ std::string ToJson(const BenchResult& r) {
      << ", \"max\": " << l.max << "}"
      << ",\n  \"runs_per_s\": " << r.runs_per_s
      << ",\n  \"peak_bytes\": " << r.peak_bytes
+     << ",\n  \"timed_allocs\": " << r.timed_allocs
+     << ",\n  \"timed_system_allocs\": " << r.timed_system_allocs
      << ",\n  \"peak_rss_bytes\": " << r.peak_rss_bytes
      << ",\n  \"start_rss_bytes\": " << r.start_rss_bytes;
   os << ",\n  \"passes\": [";
@@ -413,6 +423,8 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
   os << "memory: allocator peak " << Mib(r.peak_bytes) << ", process peak RSS "
      << Mib(r.peak_rss_bytes) << " (" << Mib(r.start_rss_bytes)
      << " of it before the graph was read)\n";
+  os << "allocations in the timed runs: " << r.timed_allocs << ", "
+     << r.timed_system_allocs << " of them from the system\n";
   if (!r.profiled) return;
   os << "\nop profile (" << r.profiled_runs
      << " traced runs; time per step, share of the summed node time):\n";
@@ -696,8 +708,13 @@ int BenchMain(const CommandContext& ctx) {
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
+  const AllocatorStats before_timed = cpu_allocator()->GetStats();
   s = TimedRuns(session, timed, feed_tensors, bench, &progress, &latencies_us,
                 &result.total_s);
+  const AllocatorStats after_timed = cpu_allocator()->GetStats();
+  result.timed_allocs = after_timed.num_allocs - before_timed.num_allocs;
+  result.timed_system_allocs =
+      after_timed.num_system_allocs - before_timed.num_system_allocs;
   progress.Done();
   if (!s.ok()) return fail(s, kExitFailure);
   result.concurrency = bench.concurrency;

@@ -101,7 +101,10 @@ void PrintUsage(std::ostream& os) {
         "unset, empty\n"
         "                                 or 0: no limit. Allocations past it "
         "fail with\n"
-        "                                 an out-of-memory error.\n";
+        "                                 an out-of-memory error.\n"
+        "  MINFLOW_CPU_ALLOCATOR_CACHE=SIZE  Freed host memory kept for "
+        "reuse (default\n"
+        "                                 1GiB; 0: none).\n";
 }
 
 const Command* FindCommand(const std::string& name) {
@@ -165,6 +168,10 @@ int Main(std::vector<std::string> args) {
   // A limit that does not parse would otherwise be no limit, in silence.
   if (StatusOr<int64_t> limit = CpuMemoryLimitFromEnv(); !limit.ok()) {
     std::cerr << "minflow: " << limit.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (StatusOr<int64_t> cache = CpuAllocatorCacheFromEnv(0); !cache.ok()) {
+    std::cerr << "minflow: " << cache.status().message() << "\n";
     return kExitUsage;
   }
   CommandContext ctx{{args.begin() + 1, args.end()}, &std::cout, &std::cerr};

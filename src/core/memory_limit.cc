@@ -41,15 +41,26 @@ StatusOr<int64_t> ParseByteSize(absl::string_view text) {
   return count * unit;
 }
 
-StatusOr<int64_t> CpuMemoryLimitFromEnv() {
-  const char* text = std::getenv(kCpuMemoryLimitVariable);
-  if (text == nullptr || *text == '\0') return 0;
-  StatusOr<int64_t> limit = ParseByteSize(text);
-  if (!limit.ok()) {
-    return errors::InvalidArgument(kCpuMemoryLimitVariable, ": ",
-                                   limit.status().message());
+namespace {
+
+StatusOr<int64_t> ByteSizeFromEnv(const char* variable, int64_t unset) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return unset;
+  StatusOr<int64_t> bytes = ParseByteSize(text);
+  if (!bytes.ok()) {
+    return errors::InvalidArgument(variable, ": ", bytes.status().message());
   }
-  return limit;
+  return bytes;
+}
+
+}  // namespace
+
+StatusOr<int64_t> CpuMemoryLimitFromEnv() {
+  return ByteSizeFromEnv(kCpuMemoryLimitVariable, 0);
+}
+
+StatusOr<int64_t> CpuAllocatorCacheFromEnv(int64_t default_bytes) {
+  return ByteSizeFromEnv(kCpuAllocatorCacheVariable, default_bytes);
 }
 
 }  // namespace minflow

@@ -275,7 +275,10 @@ class BinaryOp : public BinaryOpShared {
 
  private:
   // See Note [CPU broadcast loops].
-  static void BCastOnCpu(const CPUDevice& d, const BCast& bcast, const Tin* x,
+  // A template so that a GPU build, where CPUDevice is incomplete (no
+  // EIGEN_USE_THREADS), does not compile its body.
+  template <typename CpuDevice = CPUDevice>
+  static void BCastOnCpu(const CpuDevice& d, const BCast& bcast, const Tin* x,
                          const Tin* y, Tout* out) {
     using F = typename Functor::func;
     const std::array<internal::BCastVec, 2> strides = {

@@ -8,6 +8,7 @@
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
 #include "src/kernels/fused_eigen_output_kernels.h"
+#include "src/kernels/matmul_gemv.h"
 #include "src/kernels/matmul_op.h"
 #include "src/kernels/matmul_op_functor.h"
 
@@ -51,6 +52,15 @@ class FusedMatMulOp : public OpKernel {
       out->flat<T>().setZero();
       epilogue.Apply(out->base<T>(), out_shape.dim_size(0), channels, 0,
                      channels);
+      return;
+    }
+    const int64_t k = transpose_a_ ? a.dim_size(0) : a.dim_size(1);
+    if (internal::UseShardedGemv(out_shape.dim_size(0), channels, k)) {
+      internal::ShardedGemv<T>(
+          ctx, a.base<const T>(), k, b.base<const T>(), transpose_b_, channels,
+          out->base<T>(), [&](T* row, int64_t start, int64_t limit) {
+            epilogue.Apply(row + start, 1, limit - start, start, channels);
+          });
       return;
     }
     functor::MatMulWithOutputKernel(

@@ -3,8 +3,12 @@
 
 #include "src/kernels/matmul_op.h"
 
+#include <cstdint>
+#include <type_traits>
+
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/matmul_gemv.h"
 
 namespace minflow {
 
@@ -35,6 +39,17 @@ struct LaunchMatMul<CPUDevice, T> {
       // A zero-length inner dimension: every output is an empty sum.
       out->flat<T>().setZero();
       return;
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      // One output row: a is one row (or, transposed, one column) of k
+      // contiguous values either way.
+      const int64_t k = transpose_a ? a.dim_size(0) : a.dim_size(1);
+      const int64_t n = out->dim_size(1);
+      if (internal::UseShardedGemv(out->dim_size(0), n, k)) {
+        internal::ShardedGemv<T>(ctx, a.base<const T>(), k, b.base<const T>(),
+                                 transpose_b, n, out->base<T>());
+        return;
+      }
     }
     functor::MatMulFunctor<CPUDevice, T>()(
         ctx->eigen_device<CPUDevice>(), out->matrix<T>(), a.matrix<T>(),

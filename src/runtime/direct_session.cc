@@ -173,6 +173,16 @@ Status DirectSession::CheckFeed(const std::string& name, const Node* node,
         ", which is not compatible with the shape ", shape.DebugString(),
         " of Placeholder ", node->name());
   }
+  // The passes and kernels were given the refined shape of every tensor
+  // (TensorFlow's Python client refuses such a feed the same way).
+  if (port < static_cast<int>(node->output_shapes().size()) &&
+      !node->output_shapes()[port].IsCompatibleWith(value.shape())) {
+    return errors::InvalidArgument(
+        "Feed '", name, "' has shape ", value.shape().DebugString(),
+        ", which is not compatible with the shape ",
+        node->output_shapes()[port].DebugString(), " inferred for output ",
+        port, " of node ", node->name(), " (op ", node->type_string(), ")");
+  }
   return OkStatus();
 }
 

@@ -115,6 +115,11 @@ TEST_F(FusedMatMulOpTest, EveryFusionMatchesUnfusedChain) {
     // A long inner dimension with a small output: Eigen may split the sum
     // itself over the pool and apply the output kernel once at the end.
     Check(4, 8192, 8, false, false, f);
+    // One output row, sharded over its columns with the epilogue per slice
+    // (Note [GEMV over the intra-op pool]).
+    Check(1, 300, 517, false, false, f);
+    Check(1, 300, 517, true, true, f);
+    Check(1, 1100, 1000, false, true, f);  // large enough to be split
   }
 }
 

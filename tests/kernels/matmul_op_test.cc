@@ -108,6 +108,20 @@ TEST_F(MatMulOpTest, LargeProductIsShardedAndCorrect) {
   CheckAgainstReference<float>(130, 257, 67, true, true);
 }
 
+TEST_F(MatMulOpTest, OneRowIsAGemvAndCorrect) {
+  // Note [GEMV over the intra-op pool]: one output row, wide enough.
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      CheckAgainstReference<float>(1, 300, 517, ta, tb);
+      // Large enough to be split over the pool.
+      CheckAgainstReference<float>(1, 1100, 1000, ta, tb);
+      CheckAgainstReference<double>(1, 64, 64, ta, tb);
+      // Below the size that takes that path.
+      CheckAgainstReference<float>(1, 31, 517, ta, tb);
+    }
+  }
+}
+
 TEST_F(MatMulOpTest, SmallKnownProduct) {
   MF_ASSERT_OK(MakeMatMul(DT_FLOAT, false, false));
   AddInputFromArray<float>(TensorShape({2, 3}), {1, 2, 3, 4, 5, 6});

@@ -346,6 +346,207 @@ TEST(SessionTest, LongChainFreesTensorsAtLastUse) {
   EXPECT_LE(peak, 2 * 262144 * 4) << "peak bytes " << peak;
 }
 
+TEST(SessionTest, FeedMustMatchTheInferredShapeOfAnyTensor) {
+  // t is [?,3] by inference, so a [1,6] value fed to it is refused before
+  // anything (a pass that trusted the shape, a kernel) sees it.
+  auto session = MakeSession(R"pb(
+    node {
+      name: "p"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape"
+        value {
+          shape {
+            dim { size: -1 }
+            dim { size: 3 }
+          }
+        }
+      }
+    }
+    node {
+      name: "t"
+      op: "Relu"
+      input: "p"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "u"
+      op: "Neg"
+      input: "t"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb");
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session->Run({{"t", Tensor(DT_FLOAT, TensorShape({1, 6}))}},
+                           {"u"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("Feed 't'"), HasSubstr("[1,6]"),
+                             HasSubstr("[?,3]"), HasSubstr("node t"))));
+  Tensor ok(DT_FLOAT, TensorShape({2, 3}));
+  ok.flat<float>().setConstant(2.0f);
+  MF_ASSERT_OK(session->Run({{"t", ok}}, {"u"}, {}, &out));
+  EXPECT_EQ(out[0].flat<float>()(5), -2.0f);
+}
+
+// Note [Host allocator cache]: a static graph's runs after the first reuse
+// the buffers the first one freed.
+TEST(SessionTest, StaticGraphMakesNoSystemAllocationsAfterWarmUp) {
+  Allocator* allocator = cpu_allocator();
+  {
+    const int64_t before = allocator->GetStats().num_system_allocs;
+    allocator->DeallocateRaw(allocator->AllocateRaw(64, 12345), 12345);
+    allocator->DeallocateRaw(allocator->AllocateRaw(64, 12345), 12345);
+    if (allocator->GetStats().num_system_allocs - before == 2) {
+      GTEST_SKIP() << "the host allocator keeps no cache here (an "
+                      "AddressSanitizer build, or MINFLOW_CPU_ALLOCATOR_CACHE "
+                      "is 0)";
+    }
+  }
+  // x[4,64] -> MatMul [64,32] -> BiasAdd -> Relu -> Softmax, plus a Sum.
+  const std::string text = R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "w"
+      op: "Fill"
+      input: "w_shape"
+      input: "w_value"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "w_shape"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_INT32
+            tensor_shape { dim { size: 2 } }
+            int_val: 64
+            int_val: 32
+          }
+        }
+      }
+    }
+    node {
+      name: "w_value"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {}
+            float_val: 0.01
+          }
+        }
+      }
+    }
+    node {
+      name: "b"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape { dim { size: 32 } }
+            float_val: 0.5
+          }
+        }
+      }
+    }
+    node {
+      name: "mm"
+      op: "MatMul"
+      input: "x"
+      input: "w"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "ba"
+      op: "BiasAdd"
+      input: "mm"
+      input: "b"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "relu"
+      op: "Relu"
+      input: "ba"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "softmax"
+      op: "Softmax"
+      input: "relu"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb";
+  auto session = MakeSession(text, /*inter_op=*/1);
+  ASSERT_NE(session, nullptr);
+  Tensor x(DT_FLOAT, TensorShape({4, 64}));
+  x.flat<float>().setConstant(1.0f);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->Run({{"x", x}}, {"softmax"}, {}, &out));  // warm-up
+  out.clear();
+  const AllocatorStats before = allocator->GetStats();
+  for (int i = 0; i < 5; ++i) {
+    MF_ASSERT_OK(session->Run({{"x", x}}, {"softmax"}, {}, &out));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NEAR(out[0].flat<float>()(0), 1.0f / 32, 1e-6);
+    out.clear();
+  }
+  const AllocatorStats after = allocator->GetStats();
+  EXPECT_GT(after.num_allocs, before.num_allocs);  // the runs did allocate
+  EXPECT_EQ(after.num_system_allocs, before.num_system_allocs)
+      << after.num_allocs - before.num_allocs << " allocations";
+}
+
 TEST(SessionTest, DeepChainRunsWithoutRecursion) {
   std::string text =
       "node { name: 'n0' op: 'ExecTestConst' attr { key: 'value' value { f: 0 "

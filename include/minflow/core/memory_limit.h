@@ -10,6 +10,8 @@
 namespace minflow {
 
 inline constexpr char kCpuMemoryLimitVariable[] = "MINFLOW_CPU_MEMORY_LIMIT";
+inline constexpr char kCpuAllocatorCacheVariable[] =
+    "MINFLOW_CPU_ALLOCATOR_CACHE";
 
 // Parses a size in bytes: decimal digits, optionally followed by KiB, MiB or
 // GiB (powers of 1024), such as 65536 or 512MiB. InvalidArgument for
@@ -20,5 +22,9 @@ StatusOr<int64_t> ParseByteSize(absl::string_view text);
 // empty or 0. InvalidArgument naming the variable and the accepted syntax
 // when it does not parse.
 StatusOr<int64_t> CpuMemoryLimitFromEnv();
+
+// MINFLOW_CPU_ALLOCATOR_CACHE in bytes, or `default_bytes` when it is unset
+// or empty; the same syntax and errors as the limit.
+StatusOr<int64_t> CpuAllocatorCacheFromEnv(int64_t default_bytes);
 
 }  // namespace minflow
