@@ -53,8 +53,8 @@ namespace {
 // and control), and waits for every control input of the nodes it
 // replaces, so fetches of the activation still work and control order is
 // kept. Nodes named by a colocation constraint (`_class`) or carrying one,
-// preserved nodes (targets, _Arg, _Retval), and inputs read from reference
-// outputs are left alone.
+// nodes that pick a kernel by label (`_kernel`), preserved nodes (targets,
+// _Arg, _Retval), and inputs read from reference outputs are left alone.
 
 constexpr char kBiasAdd[] = "BiasAdd";
 
@@ -201,7 +201,8 @@ class Remapper {
     if (n.requested_device() != device ||
         context_.preserved_nodes.contains(n.name()) ||
         colocated_.contains(n.name()) ||
-        HasNodeAttr(n.def(), kColocationAttrName) || !HasNoRefInputs(n)) {
+        HasNodeAttr(n.def(), kColocationAttrName) ||
+        HasNodeAttr(n.def(), "_kernel") || !HasNoRefInputs(n)) {
       return false;
     }
     if (!device.empty()) {
