@@ -73,8 +73,8 @@ class RemapperPass : public GraphOptimizationPass {
              Graph* graph) const override;
 };
 
-// Whether ops have kernels on device types other than the CPU, looked up
-// once per op.
+// Ops whose every registered kernel is a CPU kernel (looked up once per
+// op): a node of one without a device request can only run on the CPU.
 class CpuOnlyOps {
  public:
   bool Contains(const std::string& op) {
