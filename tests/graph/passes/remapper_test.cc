@@ -25,6 +25,7 @@
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
 #include "tests/testlib/text_proto.h"
+#include "tests/testlib/tf1_graph_builder.h"
 
 namespace minflow {
 namespace {
@@ -599,6 +600,80 @@ TEST(RemapperTest, SwitchedOffByNameAndByRewriterConfig) {
   EXPECT_FALSE(record->ran());
   // RunSession checks the record for RewriterConfig.remapping = OFF.
   RunSession(ConvGraph(), kImage, {"act"}, /*remap=*/false);
+}
+
+// i = 0; x = x0; while i < 3: x = relu(batch_norm(conv(x, filter))), the
+// filter and batch-norm parameters Consts in the loop's frame (waiting on
+// its pivot).
+GraphDef ConvBatchNormLoopGraph() {
+  testing::Tf1GraphBuilder b;
+  b.Placeholder("x", DT_FLOAT);
+  b.Const("zero", 0);
+  b.While(
+      "loop", {"zero", "x"},
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("loop/three", 3, {pivot});
+        return b.Add("loop/less", "Less", {v[0], "loop/three"});
+      },
+      [&](const std::vector<std::string>& v, const std::string& pivot) {
+        b.Const("loop/one", 1, {pivot});
+        b.Const("loop/filter", Values(TensorShape({3, 3, 3, 3}), 80, -0.4, 0.4),
+                {pivot});
+        const char* params[] = {"scale", "offset", "mean", "variance"};
+        for (int i = 0; i < 4; ++i) {
+          b.Const(absl::StrCat("loop/bn/", params[i]),
+                  Values(TensorShape({3}), 81 + i, i == 3 ? 0.5 : -0.5, 1.5),
+                  {pivot});
+        }
+        NodeDef* conv = b.Node("loop/conv", "Conv2D", {v[1], "loop/filter"});
+        AddNodeAttr("T", DT_FLOAT, conv);
+        AddNodeAttr("strides", std::vector<int64_t>{1, 1, 1, 1}, conv);
+        AddNodeAttr("padding", std::string("SAME"), conv);
+        NodeDef* bn = b.Node("loop/bn", "FusedBatchNormV3",
+                             {"loop/conv", "loop/bn/scale", "loop/bn/offset",
+                              "loop/bn/mean", "loop/bn/variance"});
+        AddNodeAttr("T", DT_FLOAT, bn);
+        AddNodeAttr("U", DT_FLOAT, bn);
+        AddNodeAttr("is_training", false, bn);
+        b.Add("loop/act", "Relu", {"loop/bn"}, DT_FLOAT);
+        return std::vector<std::string>{
+            b.Add("loop/add", "AddV2", {v[0], "loop/one"}), "loop/act"};
+      },
+      10, {DT_INT32, DT_FLOAT});
+  return b.graph();
+}
+
+TEST(RemapperTest, FusesInsideALoopKeepingTheConstsInItsFrame) {
+  const GraphDef graph = ConvBatchNormLoopGraph();
+  Prepared p = Prepare(graph, {"x"}, {"loop/exit1"});
+  const Graph& g = *p.graph.graph;
+  EXPECT_EQ("_FusedConv2D", OpOf(p, "loop/act"));
+  const Node* pivot = g.FindNodeByName("loop/ident0");
+  ASSERT_NE(nullptr, pivot);
+  for (const char* name : {"loop/conv/folded_filter", "loop/bn/folded_bias"}) {
+    const Node* c = g.FindNodeByName(name);
+    ASSERT_NE(nullptr, c) << name;
+    EXPECT_TRUE(HasControlEdge(*pivot, *c)) << name;
+  }
+  ExpectSameWithAndWithout(
+      graph, {{"x", Values(TensorShape({2, 6, 6, 3}), 90)}}, {"loop/exit1"});
+}
+
+TEST(RemapperTest, ReferenceInputsStay) {
+  // A TF1 variable's reference read by MatMul directly.
+  Builder b;
+  b.Placeholder("x");
+  NodeDef* w = b.Placeholder("unused");
+  w->set_name("w");
+  w->set_op("VariableV2");
+  w->mutable_attr()->clear();
+  AddNodeAttr("dtype", DT_FLOAT, w);
+  AddNodeAttr("shape", TensorShape({5, 4}), w);
+  b.Const("bias", Values(TensorShape({4}), 4));
+  b.Op("matmul", "MatMul", {"x", "w"});
+  b.Op("bias_add", "BiasAdd", {"matmul", "bias"});
+  Prepared p = Prepare(b.graph(), {"x"}, {"bias_add"});
+  EXPECT_EQ("MatMul", OpOf(p, "matmul"));
 }
 
 // A small CNN as the peer benchmark graph cnn_small has it: two
