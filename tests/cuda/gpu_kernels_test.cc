@@ -57,6 +57,11 @@ Result RunGraph(const GraphDef& graph, bool gpu,
                 const std::string& fetch, const std::string& op_node) {
   SessionOptions options;
   if (!gpu) (*options.config.mutable_device_count())["GPU"] = 0;
+  // Kernels against kernels: the remapper would fuse some nodes on the CPU
+  // side only (the fused ops have no GPU kernels).
+  options.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_remapping(RewriterConfig::OFF);
   Result result;
   auto session = Session::Create(graph, options);
   if (!session.ok()) {
