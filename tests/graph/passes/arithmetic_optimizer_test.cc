@@ -360,6 +360,48 @@ TEST(ArithmeticOptimizerTest, NodesOnOtherDevicesStay) {
   EXPECT_NE(nullptr, p.graph.graph->FindNodeByName("neg2"));
 }
 
+TEST(ArithmeticOptimizerTest, RefEdgesAndStatefulNodesStay) {
+  // var * 1 reads a TF1 variable through a ref edge; RandomUniform is
+  // stateful.
+  Builder b;
+  b.Node("var", "VariableV2", {});
+  AddNodeAttr("dtype", DT_FLOAT, b.Last());
+  AddNodeAttr("shape", PartialTensorShape({3}), b.Last());
+  b.Const<float>("one", {1}, TensorShape({}));
+  b.Op("mul", "Mul", {"var", "one"});
+  b.Ints("shape", {3});
+  b.Node("random", "RandomUniform", {"shape"});
+  AddNodeAttr("dtype", DT_FLOAT, b.Last());
+  AddNodeAttr("T", DT_INT32, b.Last());
+  b.Op("neg", "Neg", {"random"});
+  b.Op("neg2", "Neg", {"neg"});
+  Prepared p = Prepare(b.graph(), {}, {"mul", "neg2"});
+  const Graph& g = *p.graph.graph;
+  EXPECT_NE(nullptr, g.FindNodeByName("mul"));
+  // neg2 goes (it reads Neg(random)); random stays, read directly.
+  EXPECT_EQ(nullptr, g.FindNodeByName("neg2"));
+  EXPECT_NE(nullptr, g.FindNodeByName("random"));
+}
+
+TEST(ArithmeticOptimizerTest, NoControlEdgeFromASwitch) {
+  // after waits for mul by control; mul reads a Switch, whose control
+  // edges are live on both branches, so mul stays.
+  Builder b;
+  b.Placeholder("x", DT_FLOAT, PartialTensorShape({3}));
+  b.Placeholder("pred", DT_BOOL, PartialTensorShape({}));
+  b.Op("switch", "Switch", {"x", "pred"});
+  b.Const<float>("one", {1}, TensorShape({}));
+  b.Op("mul", "Mul", {"switch:1", "one"});
+  b.Op("relu", "Relu", {"mul"});
+  b.Op("after", "Identity", {"x", "^mul"});
+  Prepared p = Prepare(b.graph(), {"x", "pred"}, {"relu", "after"});
+  EXPECT_NE(nullptr, p.graph.graph->FindNodeByName("mul"));
+  // Without the control consumer it goes.
+  Prepared q = Prepare(b.graph(), {"x", "pred"}, {"relu"});
+  EXPECT_EQ(nullptr, q.graph.graph->FindNodeByName("mul"));
+  EXPECT_EQ("Switch", InputOf(*q.graph.graph, "relu", 0)->type_string());
+}
+
 TEST(ArithmeticOptimizerTest, InvolutionsCancel) {
   Builder b;
   b.Placeholder("x", DT_FLOAT, PartialTensorShape({4}));
