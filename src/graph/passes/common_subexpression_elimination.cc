@@ -38,9 +38,9 @@ namespace {
 // A node joins no class when merging could change what runs: stateful ops,
 // TF1 control flow, _Arg/_Retval/Placeholder, function calls, ref inputs or
 // outputs, resource and variant outputs (handles and containers that later
-// ops may update), and nodes with no output read. minflow has no op that
-// updates a regular input in place (TensorFlow's Inplace* ops): one would
-// need the nodes feeding it left alone.
+// ops may update), and nodes with no output read (unless preserved).
+// minflow has no op that updates a regular input in place (TensorFlow's
+// Inplace* ops): one would need the nodes feeding it left alone.
 
 class CommonSubexpressionEliminationPass : public GraphOptimizationPass {
  public:
@@ -140,10 +140,12 @@ bool IsCommutativeBinary(const Node& n) {
   return false;
 }
 
-bool CanMerge(const Node& n, const Graph& graph) {
+// A preserved node may merge with no consumer: a target that equals a node
+// others read.
+bool CanMerge(const Node& n, const Graph& graph, bool preserved) {
   if (n.IsStateful() || n.IsControlFlow() || n.IsOp(kArgOp) ||
       n.IsOp(kRetvalOp) || n.type_string().rfind("Placeholder", 0) == 0 ||
-      n.num_outputs() == 0 || n.out_edges().empty()) {
+      n.num_outputs() == 0 || (n.out_edges().empty() && !preserved)) {
     return false;
   }
   if (graph.flib_def() != nullptr &&
@@ -230,7 +232,8 @@ Status CommonSubexpressionEliminationPass::Run(
   };
   for (Node* n : order) {
     InputKey key;
-    if (!CanMerge(*n, *graph) || !ComputeInputKey(*n, class_of, &key)) {
+    if (!CanMerge(*n, *graph, context.preserved_nodes.contains(n->name())) ||
+        !ComputeInputKey(*n, class_of, &key)) {
       new_class(n, InputKey());
       continue;
     }
