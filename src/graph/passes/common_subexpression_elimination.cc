@@ -36,9 +36,9 @@ namespace {
 // make their two equal consumers equal).
 //
 // A node joins no class when merging could change what runs: stateful ops,
-// TF1 control flow, _Arg/_Retval/Placeholder, function calls, ref inputs or
-// outputs, resource and variant outputs (handles and containers that later
-// ops may update), and nodes with no output read (unless preserved).
+// TF1 control flow, _Arg/_Retval/Placeholder, function calls, ref inputs,
+// outputs or edges, resource and variant outputs (handles and containers that
+// later ops may update), and nodes with no output read (unless preserved).
 // minflow has no op that updates a regular input in place (TensorFlow's
 // Inplace* ops): one would need the nodes feeding it left alone.
 
@@ -182,6 +182,13 @@ bool ComputeInputKey(const Node& n, const std::vector<int>& class_of,
   }
   for (const auto& d : key->data) {
     if (d.first < 0) return false;  // an input not connected
+  }
+  // A read of a TF1 variable (a ref edge into a value input) sees the value
+  // at its own time.
+  for (const Edge* e : n.in_edges()) {
+    if (!e->IsControlEdge() && IsRefType(e->src->output_type(e->src_output))) {
+      return false;
+    }
   }
   if (IsCommutativeBinary(n) && key->data[1] < key->data[0]) {
     std::swap(key->data[0], key->data[1]);

@@ -230,14 +230,20 @@ TEST(CommonSubexpressionEliminationTest, NodesThatMustNotMergeStay) {
       Op("r2", "RandomUniform", {"dims"}, "DT_INT32", random) +
       // Control flow.
       Op("sw1", "Switch", {"x", "p"}) + Op("sw2", "Switch", {"x", "p"}) +
+      // Reads of a TF1 variable.
+      "node { name: 'v' op: 'VariableV2' attr { key: 'dtype' value { type: "
+      "DT_FLOAT } } attr { key: 'shape' value { shape {} } } }\n" +
+      Op("read1", "Identity", {"v"}) + Op("read2", "Identity", {"v"}) +
       // Another device.
       Op("n1", "Neg", {"x"}) +
       Op("n2", "Neg", {"x"}, "DT_FLOAT", "device: '/device:CPU:0'");
   Prepared p =
-      Prepare(text, {"x", "p"}, {"r1", "r2", "sw1:1", "sw2:1", "n1", "n2"});
+      Prepare(text, {"x", "p"},
+              {"r1", "r2", "sw1:1", "sw2:1", "read1", "read2", "n1", "n2"});
   const Graph& g = *p.graph.graph;
   EXPECT_EQ(2, CountOp(g, "RandomUniform"));
   EXPECT_EQ(2, CountOp(g, "Switch"));
+  EXPECT_EQ(2, CountOp(g, "Identity"));
   EXPECT_EQ(2, CountOp(g, "Neg"));
 }
 
