@@ -8,13 +8,16 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "absl/strings/match.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "minflow/attr_value.pb.h"
 #include "minflow/core/tensor.h"
 #include "minflow/framework/attr_value_util.h"
 #include "minflow/framework/function.h"
+#include "minflow/framework/node_def_util.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/optimization_registry.h"
 #include "minflow/graph/subgraph.h"
@@ -220,10 +223,31 @@ bool SameAttrs(const Node& a, const Node& b) {
   return true;
 }
 
+// The preserved nodes and those another node names in its colocation attr
+// (`_class: loc:@name`): the placer fails on a name not in the graph.
+absl::flat_hash_set<std::string> NodesToKeep(
+    const GraphOptimizationContext& context, const Graph& graph) {
+  absl::flat_hash_set<std::string> keep = context.preserved_nodes;
+  for (const Node* n : graph.nodes()) {
+    std::vector<std::string> classes;
+    if (!TryGetNodeAttr(AttrSlice(n->def()), kColocationAttrName, &classes)) {
+      continue;
+    }
+    for (const std::string& c : classes) {
+      if (absl::StartsWith(c, kColocationGroupPrefix)) {
+        keep.insert(c.substr(sizeof(kColocationGroupPrefix) - 1));
+      }
+    }
+  }
+  return keep;
+}
+
 Status CommonSubexpressionEliminationPass::Run(
     const GraphOptimizationContext& context, Graph* graph) const {
   // With no signature, any node's output may be asked for later.
   if (context.preserved_nodes.empty()) return OkStatus();
+  const absl::flat_hash_set<std::string> keep_names =
+      NodesToKeep(context, *graph);
   std::vector<Node*> order;
   MF_RETURN_IF_ERROR(TopologicalOrder(*graph, &order));
 
@@ -239,7 +263,7 @@ Status CommonSubexpressionEliminationPass::Run(
   };
   for (Node* n : order) {
     InputKey key;
-    if (!CanMerge(*n, *graph, context.preserved_nodes.contains(n->name())) ||
+    if (!CanMerge(*n, *graph, keep_names.contains(n->name())) ||
         !ComputeInputKey(*n, class_of, &key)) {
       new_class(n, InputKey());
       continue;
@@ -262,20 +286,20 @@ Status CommonSubexpressionEliminationPass::Run(
   }
 
   // The survivor of each class; removed nodes are the other members that
-  // are not preserved.
+  // are not kept.
   std::vector<Node*> survivor(graph->num_node_ids(), nullptr);
   std::vector<Node*> removed;
   for (const std::vector<Node*>& m : members) {
     if (m.size() < 2) continue;
     Node* keep = m.front();
     for (Node* n : m) {
-      if (context.preserved_nodes.contains(n->name())) {
+      if (keep_names.contains(n->name())) {
         keep = n;
         break;
       }
     }
     for (Node* n : m) {
-      if (n == keep || context.preserved_nodes.contains(n->name())) continue;
+      if (n == keep || keep_names.contains(n->name())) continue;
       survivor[n->id()] = keep;
       removed.push_back(n);
     }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "minflow/framework/node_def_util.h"
 #include "minflow/graph/control_flow.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/optimization_registry.h"
@@ -23,7 +25,8 @@ namespace {
 // carries the deadness of its source.
 //
 // N stays when removing it could change more than scheduling:
-// - it is preserved (a feed, fetch or target), or the signature is unknown;
+// - it is preserved (a feed, fetch or target) or named by another node's
+//   colocation attr, or the signature is unknown;
 // - it reads a Switch: an Identity of a Switch output is dead with its
 //   branch, while a control edge from the Switch itself never is;
 // - it is in a TF1 loop frame, or a consumer is a control-flow op (Merge,
@@ -81,6 +84,25 @@ void CleanControlInputs(Graph* graph, Node* n) {
   for (const Edge* e : redundant) graph->RemoveEdge(e);
 }
 
+// The preserved nodes and those another node names in its colocation attr
+// (`_class: loc:@name`): the placer fails on a name not in the graph.
+absl::flat_hash_set<std::string> NodesToKeep(
+    const GraphOptimizationContext& context, const Graph& graph) {
+  absl::flat_hash_set<std::string> keep = context.preserved_nodes;
+  for (const Node* n : graph.nodes()) {
+    std::vector<std::string> classes;
+    if (!TryGetNodeAttr(AttrSlice(n->def()), kColocationAttrName, &classes)) {
+      continue;
+    }
+    for (const std::string& c : classes) {
+      if (absl::StartsWith(c, kColocationGroupPrefix)) {
+        keep.insert(c.substr(sizeof(kColocationGroupPrefix) - 1));
+      }
+    }
+  }
+  return keep;
+}
+
 struct Bypass {
   std::vector<const Edge*> data_in;  // by input index
   std::vector<Node*> data_srcs;      // distinct nodes read
@@ -89,10 +111,10 @@ struct Bypass {
 };
 
 // Fills `b` and says whether `n` may be bypassed.
-bool CanBypass(const Node& n, const GraphOptimizationContext& context,
+bool CanBypass(const Node& n, const absl::flat_hash_set<std::string>& keep,
                const ControlFlowInfo* frames, Bypass* b) {
   if (!IsForwarding(n) && !n.IsOp("NoOp")) return false;
-  if (context.preserved_nodes.contains(n.name()) || n.IsStateful()) {
+  if (keep.contains(n.name()) || n.IsStateful()) {
     return false;
   }
   if (frames != nullptr && frames->frame_of_node[n.id()] != 0) return false;
@@ -168,13 +190,14 @@ Status DependencyOptimizerPass::Run(const GraphOptimizationContext& context,
   if (has_control_flow && !BuildControlFlowInfo(*graph, &frames).ok()) {
     return OkStatus();  // the executor reports it
   }
+  const absl::flat_hash_set<std::string> keep = NodesToKeep(context, *graph);
   for (Node* n : order) CleanControlInputs(graph, n);
   // In topological order, a chain of forwarding nodes goes one at a time:
   // bypassing only adds edges from a node's inputs to its consumers.
   std::vector<Node*> touched;
   for (Node* n : order) {
     Bypass b;
-    if (!CanBypass(*n, context, has_control_flow ? &frames : nullptr, &b)) {
+    if (!CanBypass(*n, keep, has_control_flow ? &frames : nullptr, &b)) {
       continue;
     }
     for (Node* dst : b.consumers) touched.push_back(dst);

@@ -215,6 +215,27 @@ TEST(CommonSubexpressionEliminationTest, PreservedNodesAreNeverRemoved) {
   }
 }
 
+TEST(CommonSubexpressionEliminationTest, ColocationPeersAreKept) {
+  // out asks to sit with n2: n2 is the one that stays.
+  const std::string coloc =
+      "attr { key: '_class' value { list { s: 'loc:@n2' } } }";
+  const std::string text = Placeholder("x") + Op("n1", "Neg", {"x"}) +
+                           Op("n2", "Neg", {"x"}) +
+                           Op("out", "AddV2", {"n1", "n2"}, "DT_FLOAT", coloc);
+  Prepared p = Prepare(text, {"x"}, {"out"});
+  const Graph& g = *p.graph.graph;
+  EXPECT_EQ(1, CountOp(g, "Neg"));
+  EXPECT_NE(nullptr, g.FindNodeByName("n2"));
+  auto session =
+      Session::Create(ParseTextProtoOrDie<GraphDef>(text), SessionOptions());
+  MF_ASSERT_OK(session.status());
+  Tensor x(DT_FLOAT, TensorShape({}));
+  x.scalar<float>()() = 1.5f;
+  std::vector<Tensor> out;
+  MF_ASSERT_OK((*session)->Run({{"x", x}}, {"out"}, {}, &out));
+  EXPECT_EQ(-3.0f, out[0].scalar<float>()());
+}
+
 TEST(CommonSubexpressionEliminationTest, NodesThatMustNotMergeStay) {
   const std::string random =
       "attr { key: 'dtype' value { type: DT_FLOAT } } "

@@ -177,6 +177,23 @@ TEST(DependencyOptimizerTest, TargetsStay) {
   EXPECT_EQ(1, CountOp(g, "NoOp"));
 }
 
+TEST(DependencyOptimizerTest, ColocationPeersStay) {
+  // n asks to sit with i: removing i would leave the placer a name that is
+  // not in the graph.
+  const std::string text =
+      Placeholder("x") + Op("i", "Identity", {"x"}) +
+      Op("n", "Neg", {"i"},
+         "attr { key: '_class' value { list { s: 'loc:@i' } } }");
+  Prepared p = Prepare(text, {"x"}, {"n"});
+  EXPECT_EQ(1, CountOp(*p.graph.graph, "Identity"));
+  auto session =
+      Session::Create(ParseTextProtoOrDie<GraphDef>(text), SessionOptions());
+  MF_ASSERT_OK(session.status());
+  std::vector<Tensor> out;
+  MF_ASSERT_OK((*session)->Run({{"x", Tensor(2.0f)}}, {"n"}, {}, &out));
+  EXPECT_EQ(-2.0f, out[0].scalar<float>()());
+}
+
 TEST(DependencyOptimizerTest, IdentitiesOfSwitchesRefsAndOtherDevicesStay) {
   const std::string text =
       Placeholder("x") + Placeholder("p", "DT_BOOL") +
