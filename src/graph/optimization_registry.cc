@@ -4,11 +4,30 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "minflow/core/logging.h"
+#include "minflow/framework/node_def_util.h"
 #include "minflow/graph/graph.h"
 
 namespace minflow {
+
+absl::flat_hash_set<std::string> NodesToKeep(
+    const GraphOptimizationContext& context, const Graph& graph) {
+  absl::flat_hash_set<std::string> keep = context.preserved_nodes;
+  for (const Node* n : graph.nodes()) {
+    std::vector<std::string> classes;
+    if (!TryGetNodeAttr(AttrSlice(n->def()), kColocationAttrName, &classes)) {
+      continue;
+    }
+    for (const std::string& c : classes) {
+      if (absl::StartsWith(c, kColocationGroupPrefix)) {
+        keep.insert(c.substr(sizeof(kColocationGroupPrefix) - 1));
+      }
+    }
+  }
+  return keep;
+}
 
 const char* OptimizationPhaseName(OptimizationPhase phase) {
   switch (phase) {

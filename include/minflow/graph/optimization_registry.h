@@ -40,6 +40,12 @@ struct GraphOptimizationContext {
   RewriterConfig rewriter;
 };
 
+// The nodes a pass must not remove: `context.preserved_nodes`, and every
+// node another node names in its colocation attr (`_class: loc:@name`),
+// which placement looks up.
+absl::flat_hash_set<std::string> NodesToKeep(
+    const GraphOptimizationContext& context, const Graph& graph);
+
 class GraphOptimizationPass {
  public:
   virtual ~GraphOptimizationPass() = default;

@@ -182,7 +182,7 @@ bool CastRoundTripsExactly(DataType from, DataType to) {
 class Simplifier {
  public:
   Simplifier(const GraphOptimizationContext& context, Graph* graph)
-      : context_(context), graph_(graph) {}
+      : context_(context), graph_(graph), keep_(NodesToKeep(context, *graph)) {}
 
   Status Run();
 
@@ -230,13 +230,15 @@ class Simplifier {
 
   const GraphOptimizationContext& context_;
   Graph* graph_;
+  // Preserved nodes and colocation targets.
+  const absl::flat_hash_set<std::string> keep_;
   absl::flat_hash_map<int, Tensor> values_;
   absl::flat_hash_set<int> not_constant_;
 };
 
 bool Simplifier::Rewritable(const Node& n) const {
   if (n.IsStateful() || n.IsControlFlow() || n.IsOp(kArgOp) ||
-      n.IsOp(kRetvalOp) || context_.preserved_nodes.contains(n.name())) {
+      n.IsOp(kRetvalOp) || keep_.contains(n.name())) {
     return false;
   }
   for (DataType t : n.input_types()) {

@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
-#include "absl/strings/match.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "minflow/attr_value.pb.h"
@@ -221,25 +220,6 @@ bool SameAttrs(const Node& a, const Node& b) {
     if (it == ba.end() || !AreAttrValuesEqual(value, it->second)) return false;
   }
   return true;
-}
-
-// The preserved nodes and those another node names in its colocation attr
-// (`_class: loc:@name`): the placer fails on a name not in the graph.
-absl::flat_hash_set<std::string> NodesToKeep(
-    const GraphOptimizationContext& context, const Graph& graph) {
-  absl::flat_hash_set<std::string> keep = context.preserved_nodes;
-  for (const Node* n : graph.nodes()) {
-    std::vector<std::string> classes;
-    if (!TryGetNodeAttr(AttrSlice(n->def()), kColocationAttrName, &classes)) {
-      continue;
-    }
-    for (const std::string& c : classes) {
-      if (absl::StartsWith(c, kColocationGroupPrefix)) {
-        keep.insert(c.substr(sizeof(kColocationGroupPrefix) - 1));
-      }
-    }
-  }
-  return keep;
 }
 
 Status CommonSubexpressionEliminationPass::Run(

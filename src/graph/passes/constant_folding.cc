@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph/constant_evaluator.h"
@@ -61,11 +62,10 @@ class ConstValues {
   absl::flat_hash_map<int, Tensor> values_;
 };
 
-bool Foldable(const Node& n, const GraphOptimizationContext& context) {
+bool Foldable(const Node& n, const absl::flat_hash_set<std::string>& keep) {
   if (n.IsConstant() || n.IsStateful() || n.num_outputs() == 0 ||
       n.num_outputs() > kMaxFoldedOutputs || n.num_inputs() == 0 ||
-      n.IsOp(kArgOp) || n.IsOp(kRetvalOp) ||
-      context.preserved_nodes.contains(n.name()) ||
+      n.IsOp(kArgOp) || n.IsOp(kRetvalOp) || keep.contains(n.name()) ||
       n.output_shapes().size() != static_cast<size_t>(n.num_outputs())) {
     return false;
   }
@@ -88,13 +88,14 @@ std::string UniqueName(const Graph& graph, const std::string& base) {
 
 Status ConstantFoldingPass::Run(const GraphOptimizationContext& context,
                                 Graph* graph) const {
+  const absl::flat_hash_set<std::string> keep = NodesToKeep(context, *graph);
   std::vector<Node*> order;
   MF_RETURN_IF_ERROR(TopologicalOrder(*graph, &order));
   // Made at the first foldable node: most graphs have none.
   std::unique_ptr<ConstantEvaluator> evaluator;
   ConstValues values;
   for (Node* n : order) {
-    if (!Foldable(*n, context) || !ConstantEvaluator::CanEvaluate(n->def())) {
+    if (!Foldable(*n, keep) || !ConstantEvaluator::CanEvaluate(n->def())) {
       continue;
     }
     std::vector<Tensor> inputs(n->num_inputs());
@@ -169,7 +170,7 @@ Status ConstantFoldingPass::Run(const GraphOptimizationContext& context,
     // Inputs nothing reads any more go too.
     for (Node* src : sources) {
       if (graph->FindNodeId(src->id()) == src && src->out_edges().empty() &&
-          !context.preserved_nodes.contains(src->name())) {
+          !keep.contains(src->name())) {
         graph->RemoveNode(src);
       }
     }

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/match.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph/control_flow.h"
 #include "minflow/graph/graph.h"
@@ -82,25 +81,6 @@ void CleanControlInputs(Graph* graph, Node* n) {
     }
   }
   for (const Edge* e : redundant) graph->RemoveEdge(e);
-}
-
-// The preserved nodes and those another node names in its colocation attr
-// (`_class: loc:@name`): the placer fails on a name not in the graph.
-absl::flat_hash_set<std::string> NodesToKeep(
-    const GraphOptimizationContext& context, const Graph& graph) {
-  absl::flat_hash_set<std::string> keep = context.preserved_nodes;
-  for (const Node* n : graph.nodes()) {
-    std::vector<std::string> classes;
-    if (!TryGetNodeAttr(AttrSlice(n->def()), kColocationAttrName, &classes)) {
-      continue;
-    }
-    for (const std::string& c : classes) {
-      if (absl::StartsWith(c, kColocationGroupPrefix)) {
-        keep.insert(c.substr(sizeof(kColocationGroupPrefix) - 1));
-      }
-    }
-  }
-  return keep;
 }
 
 struct Bypass {

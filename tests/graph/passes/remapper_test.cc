@@ -175,7 +175,11 @@ Prepared Prepare(const GraphDef& graph, const std::vector<std::string>& feeds,
   MF_CHECK_OK(
       GraphPipeline::Prepare(graph, GraphPipelineOptions(), &p.pipeline));
   SignatureOptions options;
-  if (!remap) options.passes.disabled = {"remapper"};
+  // The other rewriting passes off, so each case sees the remapper alone.
+  options.passes.disabled = {"arithmetic_optimizer",
+                             "common_subexpression_elimination",
+                             "dependency_optimizer"};
+  if (!remap) options.passes.disabled.push_back("remapper");
   MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
                                               &p.graph));
   return p;
