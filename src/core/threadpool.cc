@@ -12,9 +12,23 @@
 namespace minflow {
 namespace thread {
 
+// Note [Pool spinning]: Eigen's pool lets an idle worker spin a while
+// before it sleeps, which saves a wake-up when work comes soon, but only
+// if the spinner has a core of its own. A pool as wide as the machine
+// shares the cores with the thread that calls into it, so there a spinning
+// worker takes a core from the two that compute: on 2 cores, 2 intra-op
+// threads ran cnn_small 1.6x and mlp_b64 1.5x slower than with spinning
+// off (bench/README.md).
+namespace {
+bool AllowSpinning(int num_threads) {
+  return num_threads < DefaultNumThreads();
+}
+}  // namespace
+
 struct ThreadPool::Impl {
   explicit Impl(int num_threads)
-      : pool(num_threads), device(&pool, num_threads) {}
+      : pool(num_threads, AllowSpinning(num_threads)),
+        device(&pool, num_threads) {}
   Eigen::ThreadPool pool;
   Eigen::ThreadPoolDevice device;
 };
