@@ -708,6 +708,9 @@ int BenchMain(const CommandContext& ctx) {
 
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
+  // The warm-up's results go now, so that the timed runs' first results
+  // take their buffers rather than new ones.
+  outputs.clear();
   const AllocatorStats before_timed = cpu_allocator()->GetStats();
   s = TimedRuns(session, timed, feed_tensors, bench, &progress, &latencies_us,
                 &result.total_s);
