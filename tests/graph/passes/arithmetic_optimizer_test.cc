@@ -98,7 +98,10 @@ Prepared Prepare(const GraphDef& graph, const std::vector<std::string>& feeds,
   MF_CHECK_OK(
       GraphPipeline::Prepare(graph, GraphPipelineOptions(), &p.pipeline));
   SignatureOptions options;
-  if (!enabled) options.passes.disabled = {kPass};
+  // The other rewriting passes off, so each case sees this pass alone.
+  options.passes.disabled = {"common_subexpression_elimination",
+                             "dependency_optimizer", "remapper"};
+  if (!enabled) options.passes.disabled.push_back(kPass);
   MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
                                               &p.graph));
   return p;
