@@ -25,7 +25,7 @@ struct ConvCase {
   int64_t stride_h = 1, stride_w = 1;
   int64_t dilation_h = 1, dilation_w = 1;
   std::string padding = "VALID";
-  std::vector<int64_t> explicit_paddings;  // 8 values for EXPLICIT
+  std::vector<int64_t> explicit_paddings = {};  // 8 values for EXPLICIT
 };
 
 // TensorFlow's definition of the output size and leading pad of one dim.

@@ -23,7 +23,7 @@ struct DepthwiseCase {
   int64_t stride_h = 1, stride_w = 1;
   int64_t dilation_h = 1, dilation_w = 1;
   std::string padding = "VALID";
-  std::vector<int64_t> explicit_paddings;
+  std::vector<int64_t> explicit_paddings = {};
 };
 
 void OutputAndPad(const DepthwiseCase& c, int dim, int64_t in, int64_t k,

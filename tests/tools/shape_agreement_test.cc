@@ -5,10 +5,8 @@
 // of them refine differently.
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,13 +28,6 @@ namespace {
 
 // node name -> "[2,?], [3]" (one entry per output).
 using Shapes = std::map<std::string, std::string>;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // What `minflow infer GRAPH` prints: "name = Op -> float [2,3], int32 []".
 Shapes FromInferCommand(const std::string& path) {
@@ -215,7 +206,9 @@ TEST_P(ShapeAgreementTest, InferValidateRunAndTheCApiAgree) {
   }
   // Every node with outputs ran, so all are compared.
   for (const auto& [name, shapes] : infer) {
-    if (!shapes.empty()) EXPECT_TRUE(run.count(name)) << name;
+    if (!shapes.empty()) {
+      EXPECT_TRUE(run.count(name)) << name;
+    }
   }
 }
 
