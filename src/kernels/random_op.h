@@ -66,7 +66,7 @@ template <typename Distribution, typename T>
 void FillPhiloxRandom(const DeviceBase::CpuWorkerThreads& workers,
                       const random::PhiloxRandom& gen, T* data, int64_t size,
                       const Distribution& dist) {
-  constexpr int64_t kGroupSize = Distribution::kResultElementCount;
+  static constexpr int64_t kGroupSize = Distribution::kResultElementCount;
   const int64_t groups = (size + kGroupSize - 1) / kGroupSize;
   const int64_t cost = kGroupSize * (random::PhiloxRandom::kElementCost +
                                      Distribution::kElementCost);
