@@ -21,6 +21,7 @@
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/graph/optimization_registry.h"
 #include "minflow/runtime/session.h"
+#include "tests/graph/passes/pass_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tf1_graph_builder.h"
 
@@ -85,26 +86,18 @@ class Builder {
   GraphDef graph_;
 };
 
-struct Prepared {
-  std::unique_ptr<GraphPipeline> pipeline;
-  PreparedGraph graph;
-};
+using Prepared = test::PreparedSignature;
 
 Prepared Prepare(const GraphDef& graph, const std::vector<std::string>& feeds,
                  const std::vector<std::string>& fetches,
                  const std::vector<std::string>& targets = {},
                  bool enabled = true) {
-  Prepared p;
-  MF_CHECK_OK(
-      GraphPipeline::Prepare(graph, GraphPipelineOptions(), &p.pipeline));
-  SignatureOptions options;
+  PassSelection passes;
   // The other rewriting passes off, so each case sees this pass alone.
-  options.passes.disabled = {"common_subexpression_elimination",
-                             "dependency_optimizer", "remapper"};
-  if (!enabled) options.passes.disabled.push_back(kPass);
-  MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
-                                              &p.graph));
-  return p;
+  passes.disabled = {"common_subexpression_elimination", "dependency_optimizer",
+                     "remapper"};
+  if (!enabled) passes.disabled.push_back(kPass);
+  return test::PrepareSignature(graph, feeds, fetches, targets, passes);
 }
 
 // The graph's ops, sorted, with _Arg and _Retval left out.
@@ -119,10 +112,7 @@ std::string Ops(const Graph& graph) {
 }
 
 const GraphPassRecord* Record(const std::vector<GraphPassRecord>& records) {
-  for (const GraphPassRecord& r : records) {
-    if (r.name() == kPass) return &r;
-  }
-  return nullptr;
+  return test::FindPassRecord(records, kPass);
 }
 
 // The node feeding data input `index` of `name`.

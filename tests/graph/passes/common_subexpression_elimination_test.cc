@@ -13,6 +13,7 @@
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/session.h"
+#include "tests/graph/passes/pass_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -54,27 +55,20 @@ std::string Placeholder(const std::string& name,
       " } } attr { key: 'shape' value { shape {} } } }\n");
 }
 
-struct Prepared {
-  std::unique_ptr<GraphPipeline> pipeline;
-  PreparedGraph graph;
-};
+using Prepared = test::PreparedSignature;
 
 // Prepares the signature with only this pass (or, with `on` false, none).
 Prepared Prepare(const std::string& text, const std::vector<std::string>& feeds,
                  const std::vector<std::string>& fetches,
                  const std::vector<std::string>& targets = {}, bool on = true) {
-  Prepared p;
-  MF_CHECK_OK(GraphPipeline::Prepare(ParseTextProtoOrDie<GraphDef>(text),
-                                     GraphPipelineOptions(), &p.pipeline));
-  SignatureOptions options;
+  PassSelection passes;
   if (on) {
-    options.passes.rewriter.add_optimizers(kPass);
+    passes.rewriter.add_optimizers(kPass);
   } else {
-    options.passes.rewriter.set_disable_meta_optimizer(true);
+    passes.rewriter.set_disable_meta_optimizer(true);
   }
-  MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
-                                              &p.graph));
-  return p;
+  return test::PrepareSignature(ParseTextProtoOrDie<GraphDef>(text), feeds,
+                                fetches, targets, passes);
 }
 
 int CountOp(const Graph& g, const std::string& op) {
@@ -92,10 +86,7 @@ const Node* DataInput(const Graph& g, const std::string& name, int index) {
 }
 
 const GraphPassRecord* Record(const std::vector<GraphPassRecord>& records) {
-  for (const GraphPassRecord& r : records) {
-    if (r.name() == kPass) return &r;
-  }
-  return nullptr;
+  return test::FindPassRecord(records, kPass);
 }
 
 TEST(CommonSubexpressionEliminationTest, MergesEqualConstsWrittenDifferently) {

@@ -15,6 +15,7 @@
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/session.h"
+#include "tests/graph/passes/pass_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -51,23 +52,16 @@ const std::string kGraph = IntConst("two", 2) + IntConst("three", 3) +
                            Binary("prod", "Mul", "sum", "four") + kX +
                            Binary("out", "AddV2", "x", "prod");
 
-struct Prepared {
-  std::unique_ptr<GraphPipeline> pipeline;
-  PreparedGraph graph;
-};
+using Prepared = test::PreparedSignature;
 
 Prepared Prepare(const std::string& text, const std::vector<std::string>& feeds,
                  const std::vector<std::string>& fetches,
                  const std::vector<std::string>& targets = {},
                  bool folding = true) {
-  Prepared p;
-  MF_CHECK_OK(GraphPipeline::Prepare(ParseTextProtoOrDie<GraphDef>(text),
-                                     GraphPipelineOptions(), &p.pipeline));
-  SignatureOptions options;
-  if (!folding) options.passes.disabled = {"constant_folding"};
-  MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
-                                              &p.graph));
-  return p;
+  PassSelection passes;
+  if (!folding) passes.disabled = {"constant_folding"};
+  return test::PrepareSignature(ParseTextProtoOrDie<GraphDef>(text), feeds,
+                                fetches, targets, passes);
 }
 
 float ConstValue(const Node& n) {
@@ -79,10 +73,7 @@ float ConstValue(const Node& n) {
 // What the pipeline recorded for this pass (others run too).
 const GraphPassRecord* FoldingRecord(
     const std::vector<GraphPassRecord>& records) {
-  for (const GraphPassRecord& r : records) {
-    if (r.name() == "constant_folding") return &r;
-  }
-  return nullptr;
+  return test::FindPassRecord(records, "constant_folding");
 }
 
 TEST(ConstantFoldingTest, FoldsAChainOfConstantsIntoOne) {

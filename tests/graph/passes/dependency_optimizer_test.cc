@@ -16,6 +16,7 @@
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/session.h"
+#include "tests/graph/passes/pass_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -62,23 +63,16 @@ std::string Placeholder(const std::string& name,
       " } } attr { key: 'shape' value { shape {} } } }\n");
 }
 
-struct Prepared {
-  std::unique_ptr<GraphPipeline> pipeline;
-  PreparedGraph graph;
-};
+using Prepared = test::PreparedSignature;
 
 // Prepares the signature with only this pass.
 Prepared Prepare(const std::string& text, const std::vector<std::string>& feeds,
                  const std::vector<std::string>& fetches,
                  const std::vector<std::string>& targets = {}) {
-  Prepared p;
-  MF_CHECK_OK(GraphPipeline::Prepare(ParseTextProtoOrDie<GraphDef>(text),
-                                     GraphPipelineOptions(), &p.pipeline));
-  SignatureOptions options;
-  options.passes.rewriter.add_optimizers(kPass);
-  MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
-                                              &p.graph));
-  return p;
+  PassSelection passes;
+  passes.rewriter.add_optimizers(kPass);
+  return test::PrepareSignature(ParseTextProtoOrDie<GraphDef>(text), feeds,
+                                fetches, targets, passes);
 }
 
 int CountOp(const Graph& g, const std::string& op) {

@@ -22,6 +22,7 @@
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/session.h"
 #include "minflow/saved_model/freeze.h"
+#include "tests/graph/passes/pass_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
 #include "tests/testlib/text_proto.h"
@@ -162,35 +163,23 @@ GraphDef ConvBatchNormGraph(const std::string& conv_op = "Conv2D",
   return b.graph();
 }
 
-struct Prepared {
-  std::unique_ptr<GraphPipeline> pipeline;
-  PreparedGraph graph;
-};
+using Prepared = test::PreparedSignature;
 
 Prepared Prepare(const GraphDef& graph, const std::vector<std::string>& feeds,
                  const std::vector<std::string>& fetches,
                  const std::vector<std::string>& targets = {},
                  bool remap = true) {
-  Prepared p;
-  MF_CHECK_OK(
-      GraphPipeline::Prepare(graph, GraphPipelineOptions(), &p.pipeline));
-  SignatureOptions options;
+  PassSelection passes;
   // The other rewriting passes off, so each case sees the remapper alone.
-  options.passes.disabled = {"arithmetic_optimizer",
-                             "common_subexpression_elimination",
-                             "dependency_optimizer"};
-  if (!remap) options.passes.disabled.push_back("remapper");
-  MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
-                                              &p.graph));
-  return p;
+  passes.disabled = {"arithmetic_optimizer", "common_subexpression_elimination",
+                     "dependency_optimizer"};
+  if (!remap) passes.disabled.push_back("remapper");
+  return test::PrepareSignature(graph, feeds, fetches, targets, passes);
 }
 
 const GraphPassRecord* RemapperRecord(
     const std::vector<GraphPassRecord>& records) {
-  for (const GraphPassRecord& r : records) {
-    if (r.name() == "remapper") return &r;
-  }
-  return nullptr;
+  return test::FindPassRecord(records, "remapper");
 }
 
 std::vector<std::string> Ops(const Graph& g) {
