@@ -104,7 +104,13 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
         cache_->bytes -= static_cast<int64_t>(cls);
       }
     }
-    if (ptr == nullptr) ptr = SystemAllocate(alignment, cls);
+    // aligned_alloc wants a multiple of the alignment; a buffer of a
+    // stricter alignment than the classes' is larger than its class, which
+    // a later reuse for that class does not mind.
+    if (ptr == nullptr) {
+      ptr = SystemAllocate(alignment,
+                           (cls + alignment - 1) / alignment * alignment);
+    }
   } else {
     const size_t rounded = (num_bytes + alignment - 1) / alignment * alignment;
     ptr = SystemAllocate(alignment, rounded == 0 ? alignment : rounded);
