@@ -4,6 +4,16 @@ function(minflow_add_test name)
   add_executable(${name} ${ARGN})
   target_link_libraries(${name} PRIVATE minflow minflow_testlib
                         GTest::gmock GTest::gtest_main minflow_build_flags)
+  if(TARGET minflow_test_pch)
+    target_precompile_headers(${name} REUSE_FROM minflow_test_pch)
+    # The shared header is C++; a test's C sources compile without it.
+    foreach(source IN LISTS ARGN)
+      if(source MATCHES "\\.c$")
+        set_source_files_properties(${source} PROPERTIES
+                                    SKIP_PRECOMPILE_HEADERS ON)
+      endif()
+    endforeach()
+  endif()
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES TIMEOUT 600)
 endfunction()

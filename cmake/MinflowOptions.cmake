@@ -2,6 +2,8 @@
 option(MINFLOW_BUILD_TESTS "Build the GoogleTest suite" ON)
 option(MINFLOW_BUILD_BENCHMARKS "Build the Google Benchmark suite" ON)
 option(MINFLOW_BUILD_FUZZERS "Build libFuzzer targets (clang only)" OFF)
+option(MINFLOW_PRECOMPILED_HEADERS
+       "Precompile the headers every kernel and every test includes" ON)
 set(MINFLOW_SELECTED_OPS "" CACHE FILEPATH
     "Also build libminflow_selected with only the ops in this file (one per line, as `minflow ops required --list` prints)")
 set(MINFLOW_SANITIZE "" CACHE STRING
@@ -19,7 +21,12 @@ endif()
 
 find_program(MINFLOW_CCACHE ccache)
 if(MINFLOW_CCACHE)
-  set(CMAKE_CXX_COMPILER_LAUNCHER "${MINFLOW_CCACHE}")
+  # ccache caches a unit that uses a precompiled header only with these
+  # sloppinesses (its manual, "Precompiled headers"); without them it runs
+  # the compiler every time.
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND}" -E env
+      "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+      "${MINFLOW_CCACHE}")
   set(CMAKE_C_COMPILER_LAUNCHER "${MINFLOW_CCACHE}")
   if(MINFLOW_CUDA_ENABLED)
     set(CMAKE_CUDA_COMPILER_LAUNCHER "${MINFLOW_CCACHE}")
@@ -32,6 +39,12 @@ target_compile_options(minflow_build_flags INTERFACE
     -Werror=unused-result -Werror=return-type>
   # GCC 12 reports false positives inside Abseil's InlinedVector.
   $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-maybe-uninitialized>)
+# Every C++ unit sees Eigen's ThreadPoolDevice, as the precompiled headers
+# (which include Eigen's Tensor module) must be the same for all of them.
+# Defined empty, so a source's own `#define EIGEN_USE_THREADS` (as TensorFlow
+# kernels have) is an identical redefinition, not a conflicting one.
+target_compile_definitions(minflow_build_flags INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:EIGEN_USE_THREADS=>)
 if(NOT MINFLOW_CPU_ARCH STREQUAL "none")
   target_compile_options(minflow_build_flags INTERFACE
     $<$<COMPILE_LANGUAGE:CXX,C>:-march=${MINFLOW_CPU_ARCH}>)
