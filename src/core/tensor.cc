@@ -163,7 +163,14 @@ void TensorBuffer::Unref() const {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
 }
 
-Tensor::Tensor(DataType type) : dtype_(type), shape_({0}) {}
+// Default-made tensors fill every executor output slot, so their shape is
+// copied from one made once rather than built (and checked) each time.
+static const TensorShape& EmptyVectorShape() {
+  static const TensorShape* const shape = new TensorShape({0});
+  return *shape;
+}
+
+Tensor::Tensor(DataType type) : dtype_(type), shape_(EmptyVectorShape()) {}
 
 Tensor::Tensor(Allocator* a, DataType type, const TensorShape& shape)
     : dtype_(type), shape_(shape) {
@@ -236,7 +243,12 @@ Tensor& Tensor::operator=(const Tensor& other) {
   if (other.buf_ != nullptr) other.buf_->Ref();
   if (buf_ != nullptr) buf_->Unref();
   dtype_ = other.dtype_;
-  shape_ = other.shape_;
+  // Note [Copying a shape]: absl::InlinedVector's copy assignment goes
+  // through a general element loop, its copy constructor through one memcpy
+  // of the inline buffer. Tensors are copied at every executor hand-off, so
+  // the shape is copy-constructed in place.
+  shape_.~TensorShape();
+  new (&shape_) TensorShape(other.shape_);
   buf_ = other.buf_;
   return *this;
 }

@@ -173,7 +173,16 @@ int64_t NowNanos() {
 // tensor, and an empty slot, is a tensor of DT_INVALID: no live tensor has
 // that type.
 
-Tensor DeadTensor() { return Tensor(DT_INVALID); }
+// Made once: slots are reset to these after every node, and a bufferless
+// tensor is cheaper to copy than to construct.
+const Tensor& DeadTensor() {
+  static const Tensor* const dead = new Tensor(DT_INVALID);
+  return *dead;
+}
+const Tensor& EmptySlot(bool control_flow) {
+  static const Tensor* const empty = new Tensor();
+  return control_flow ? DeadTensor() : *empty;
+}
 bool IsDead(const Tensor& t) { return t.dtype() == DT_INVALID; }
 
 struct FrameState;
@@ -566,7 +575,7 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
   // step's lock; without, they go straight to the consumers.
   absl::InlinedVector<Tensor, 4> outs;
   if (control_flow) outs.assign(item.num_outputs, DeadTensor());
-  const Tensor empty_slot = control_flow ? DeadTensor() : Tensor();
+  const Tensor& empty_slot = EmptySlot(control_flow);
   switch (item.kind) {
     case ItemKind::kArg: {
       const Tensor& fed = s->args.call_frame->args[item.index];
@@ -964,8 +973,7 @@ Status Executor::Run(const Args& args) const {
   {
     absl::MutexLock lock(&s->mu);
     // With control flow, a fetch may never be reached: see the end of Run.
-    s->retvals.assign(impl.num_retvals,
-                      impl.has_control_flow ? DeadTensor() : Tensor());
+    s->retvals.assign(impl.num_retvals, EmptySlot(impl.has_control_flow));
   }
   thread::ThreadPool* pool =
       args.run_inline ? nullptr : impl.options.inter_op_pool;
