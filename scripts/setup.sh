@@ -10,6 +10,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   python3
+  # oneDNN, loaded at run time for float GEMMs (Note [CPU GEMM library]);
+  # minflow builds and runs on Eigen without it.
+  libdnnl2
 )
 
 missing=()

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
@@ -15,6 +16,7 @@
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_gemm.h"
 #include "src/kernels/matmul_op_functor.h"
 
 namespace minflow {
@@ -100,7 +102,26 @@ void LaunchBatchMatMul(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
   // product; many small ones run whole products in parallel.
   constexpr int64_t kMaxCostOuterParallelism = 128 * 128 * 256;
   const int64_t cost_per_product = m * n * k;
+  // Float products through the GEMM library (Note [CPU GEMM library]).
+  bool library = false;
+  if constexpr (std::is_same_v<T, float>) {
+    library = internal::UseLibraryGemm(m, n, k);
+  }
+  // Generic, so that only float instantiates its body.
+  auto library_args = [&](auto b) {
+    return internal::GemmArgs{
+        adj_x,      adj_y,  m,          n,      k,
+        x_batch(b), x_cols, y_batch(b), y_cols, z_data + b * z_size,
+        n};
+  };
   if (batch == 1 || cost_per_product >= kMaxCostOuterParallelism) {
+    if constexpr (std::is_same_v<T, float>) {
+      bool done = library;
+      for (int64_t b = 0; done && b < batch; ++b) {
+        done = internal::ShardedLibraryGemm(ctx, library_args(b));
+      }
+      if (done) return;
+    }
     const CPUDevice& d = ctx->eigen_device<CPUDevice>();
     const functor::MatMulDimPair dim_pair =
         functor::MakeMatMulDimPair(adj_x, adj_y);
@@ -113,14 +134,20 @@ void LaunchBatchMatMul(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
     return;
   }
   const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
-  Shard(workers->num_threads, workers->workers, batch, cost_per_product,
-        [&](int64_t start, int64_t limit) {
-          for (int64_t b = start; b < limit; ++b) {
-            SequentialProduct<T>(x_batch(b), x_rows, x_cols, adj_x, y_batch(b),
-                                 y_rows, y_cols, adj_y, z_data + b * z_size, m,
-                                 n);
+  Shard(
+      workers->num_threads, workers->workers, batch, cost_per_product,
+      [&](int64_t start, int64_t limit) {
+        for (int64_t b = start; b < limit; ++b) {
+          if constexpr (std::is_same_v<T, float>) {
+            if (library && internal::LibraryGemmOnThisThread(library_args(b))) {
+              continue;
+            }
           }
-        });
+          SequentialProduct<T>(x_batch(b), x_rows, x_cols, adj_x, y_batch(b),
+                               y_rows, y_cols, adj_y, z_data + b * z_size, m,
+                               n);
+        }
+      });
 }
 
 #define INSTANTIATE(T)                                                \

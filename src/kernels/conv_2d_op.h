@@ -12,6 +12,7 @@
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
+#include "src/kernels/cpu_gemm.h"
 
 namespace minflow {
 namespace internal {
@@ -157,8 +158,19 @@ Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                                Stride(patch_size));
         ConstStridedMap<T> rhs(filter + g * out_depth_g, patch_size,
                                out_depth_g, Stride(d.out_depth));
-        StridedMap<T> out(output + p0 * d.out_depth + g * out_depth_g, p1 - p0,
-                          out_depth_g, Stride(d.out_depth));
+        T* out_data = output + p0 * d.out_depth + g * out_depth_g;
+        if constexpr (std::is_same_v<T, float>) {
+          // This thread's tile through the GEMM library (Note [CPU GEMM
+          // library]); Eigen below when it is absent or refuses.
+          if (UseLibraryGemm(p1 - p0, out_depth_g, patch_size) &&
+              LibraryGemmOnThisThread(
+                  GemmArgs{false, false, p1 - p0, out_depth_g, patch_size,
+                           lhs_data, patch_size, filter + g * out_depth_g,
+                           d.out_depth, out_data, d.out_depth})) {
+            continue;
+          }
+        }
+        StridedMap<T> out(out_data, p1 - p0, out_depth_g, Stride(d.out_depth));
         out.noalias() = lhs * rhs;
       }
       output_kernel(output + p0 * d.out_depth, p1 - p0);

@@ -4,9 +4,11 @@
 #define EIGEN_USE_THREADS
 
 #include <cstdint>
+#include <type_traits>
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_gemm.h"
 #include "src/kernels/fused_eigen_output_kernels.h"
 #include "src/kernels/matmul_gemv.h"
 #include "src/kernels/matmul_op.h"
@@ -61,6 +63,21 @@ class FusedMatMulOp : public OpKernel {
           out->base<T>(), [&](T* row, int64_t start, int64_t limit) {
             epilogue.Apply(row + start, 1, limit - start, start, channels);
           });
+      return;
+    }
+    const int64_t m = out_shape.dim_size(0);
+    static_assert(std::is_same_v<T, float>, "registered for float only");
+    if (internal::UseLibraryGemm(m, channels, k) &&
+        internal::ShardedLibraryGemm(
+            ctx,
+            internal::GemmArgs{transpose_a_, transpose_b_, m, channels, k,
+                               a.base<const T>(), a.dim_size(1),
+                               b.base<const T>(), b.dim_size(1), out->base<T>(),
+                               channels},
+            [&](int64_t first, int64_t limit) {
+              epilogue.Apply(out->base<T>() + first * channels, limit - first,
+                             channels, 0, channels);
+            })) {
       return;
     }
     functor::MatMulWithOutputKernel(

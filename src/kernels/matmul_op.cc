@@ -8,6 +8,7 @@
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_gemm.h"
 #include "src/kernels/matmul_gemv.h"
 
 namespace minflow {
@@ -49,6 +50,17 @@ struct LaunchMatMul<CPUDevice, T> {
         internal::ShardedGemv<T>(ctx, a.base<const T>(), k, b.base<const T>(),
                                  transpose_b, n, out->base<T>());
         return;
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        const int64_t m = out->dim_size(0);
+        if (internal::UseLibraryGemm(m, n, k) &&
+            internal::ShardedLibraryGemm(
+                ctx, internal::GemmArgs{transpose_a, transpose_b, m, n, k,
+                                        a.base<const float>(), a.dim_size(1),
+                                        b.base<const float>(), b.dim_size(1),
+                                        out->base<float>(), n})) {
+          return;
+        }
       }
     }
     functor::MatMulFunctor<CPUDevice, T>()(
