@@ -241,7 +241,11 @@ bool IsList(const OpDef_ArgDef& arg) {
 }
 
 StatusOr<OpCode> GenerateOp(const OpDef& op) {
-  const std::string& cls = op.name();
+  // "Examples>ZeroOut" (a namespaced op, as custom-op libraries name
+  // theirs) is class ZeroOut in namespace ops::Examples.
+  std::vector<std::string> namespaces = absl::StrSplit(op.name(), '>');
+  const std::string cls = namespaces.back();
+  namespaces.pop_back();
   std::set<std::string> inferred;
   std::vector<Arg> inputs, outputs;
   for (const auto& a : op.input_arg()) {
@@ -429,7 +433,8 @@ StatusOr<OpCode> GenerateOp(const OpDef& op) {
     absl::StrAppend(&defn, cls, "::", cls, "(", plain_params, ") {\n");
   }
   absl::StrAppend(&defn, "  if (!scope.ok()) return;\n",
-                  "  ::minflow::OpBuilder mf_builder(scope, \"", cls, "\");\n");
+                  "  ::minflow::OpBuilder mf_builder(scope, \"", op.name(),
+                  "\");\n");
   for (const Arg& in : inputs) {
     absl::StrAppend(&defn, "  mf_builder.Input(", in.name, ");\n");
   }
@@ -449,6 +454,12 @@ StatusOr<OpCode> GenerateOp(const OpDef& op) {
                     "\");\n");
   }
   defn += "}\n\n";
+  for (auto ns = namespaces.rbegin(); ns != namespaces.rend(); ++ns) {
+    decl = absl::StrCat("namespace ", *ns, " {\n\n", decl, "}  // namespace ",
+                        *ns, "\n\n");
+    defn = absl::StrCat("namespace ", *ns, " {\n\n", defn, "}  // namespace ",
+                        *ns, "\n\n");
+  }
   return OpCode{std::move(decl), std::move(defn)};
 }
 

@@ -270,6 +270,23 @@ TEST(CcOpGenTest, InternalOpsAndConstGetNoClass) {
   EXPECT_THAT(files.header, HasSubstr("class Public {"));
 }
 
+TEST(CcOpGenTest, NamespacedOpIsAClassInANestedNamespace) {
+  const Files files = GenerateOk(R"pb(
+    op {
+      name: "Examples>ZeroOut"
+      input_arg { name: "to_zero" type: DT_INT32 }
+      output_arg { name: "zeroed" type: DT_INT32 }
+    }
+  )pb");
+  EXPECT_THAT(files.header, HasSubstr("namespace Examples {\n\n"));
+  EXPECT_THAT(files.header, HasSubstr("class ZeroOut {"));
+  EXPECT_THAT(files.header, HasSubstr("}  // namespace Examples\n"));
+  EXPECT_THAT(files.sources[0], HasSubstr("ZeroOut::ZeroOut("));
+  // The op keeps its registered name.
+  EXPECT_THAT(files.sources[0],
+              HasSubstr("OpBuilder mf_builder(scope, \"Examples>ZeroOut\");"));
+}
+
 TEST(CcOpGenTest, DefinitionsAreSplitOverTheSources) {
   const Files files = GenerateOk(R"pb(
                                    op { name: "A" }
