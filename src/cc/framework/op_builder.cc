@@ -228,18 +228,4 @@ OutputList OpBuilder::GetOutputList(absl::string_view arg_name) const {
   return outputs;
 }
 
-namespace ops {
-
-Output Const(const Scope& scope, const Input::Initializer& value) {
-  if (!scope.ok()) return Output();
-  if (!value.status.ok()) {
-    scope.UpdateStatus(value.status);
-    return Output();
-  }
-  OpBuilder builder(scope, "Const");
-  builder.Attr("value", value.tensor).Attr("dtype", value.tensor.dtype());
-  return Output(builder.Finish().node(), 0);
-}
-
-}  // namespace ops
 }  // namespace minflow

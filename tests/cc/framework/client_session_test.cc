@@ -100,5 +100,21 @@ TEST(ClientSessionTest, NullFetchIsAnError) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("null Output")));
 }
 
+TEST(ClientSessionTest, ReadmeExampleRuns) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
+                            ops::Placeholder::Shape({-1, 2}));
+  Scope layer = root.NewSubScope("dense");
+  auto y =
+      ops::MatMul(layer, x, {{1.f}, {2.f}}, ops::MatMul::TransposeA(false));
+  auto z = ops::Relu(root.WithOpName("z"), ops::Add(root, y, 0.5f));
+  MF_ASSERT_OK(root.status());
+  EXPECT_EQ(y.operation.name(), "dense/MatMul");
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run({{x, {{1.f, 1.f}}}}, {z}, &out));
+  test::ExpectTensorEqual<float>(out[0], test::AsTensor<float>({3.5f}, {1, 1}));
+}
+
 }  // namespace
 }  // namespace minflow
