@@ -5,14 +5,19 @@
 #include "minflow/cc/ops/standard_ops.h"
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "minflow/attr_value.pb.h"
 #include "minflow/cc/framework/client_session.h"
+#include "minflow/framework/function.h"
 #include "minflow/framework/op.h"
+#include "minflow/function.pb.h"
 #include "minflow/graph/graph.h"
 #include "minflow/op_def.pb.h"
 #include "tests/testlib/status_matchers.h"
@@ -129,6 +134,62 @@ TEST(StandardOpsTest, ControlFlowOps) {
   std::vector<Tensor> out = RunAll(root, {merged.output, merged.value_index});
   test::ExpectTensorEqual<float>(out[0], test::AsScalar<float>(-7.f));
   test::ExpectTensorEqual<int32_t>(out[1], test::AsScalar<int32_t>(0));
+}
+
+// Functional control flow: the branches are functions of the graph's
+// library, set on the scope's graph before the op is made (shape inference
+// reads the bodies).
+TEST(StandardOpsTest, FunctionalIf) {
+  FunctionDefLibrary library;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        function {
+          signature {
+            name: "negate"
+            input_arg { name: "x" type: DT_FLOAT }
+            output_arg { name: "y" type: DT_FLOAT }
+          }
+          node_def {
+            name: "neg"
+            op: "Neg"
+            input: "x"
+            attr {
+              key: "T"
+              value { type: DT_FLOAT }
+            }
+          }
+          ret { key: "y" value: "neg:y:0" }
+        }
+        function {
+          signature {
+            name: "same"
+            input_arg { name: "x" type: DT_FLOAT }
+            output_arg { name: "y" type: DT_FLOAT }
+          }
+          ret { key: "y" value: "x" }
+        }
+      )pb",
+      &library));
+  Scope root = Scope::NewRootScope();
+  auto functions =
+      std::make_shared<FunctionLibraryDefinition>(OpRegistry::Global());
+  MF_ASSERT_OK(functions->AddLibrary(library));
+  root.graph()->set_flib_def(functions);
+  NameAttrList negate, same;
+  negate.set_name("negate");
+  same.set_name("same");
+  auto x = ops::Placeholder(root, DT_BOOL);
+  auto branch =
+      ops::If(root, x, {ops::Neg(root, {1.f, 2.f})}, {DT_FLOAT}, negate, same);
+  MF_ASSERT_OK(root.status());
+  ASSERT_EQ(branch.output.size(), 1u);
+  EXPECT_TRUE(branch.output[0].shape().IsIdenticalTo(PartialTensorShape({2})));
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run({{x, true}}, {branch.output[0]}, &out));
+  test::ExpectTensorEqual<float>(out[0], test::AsTensor<float>({1.f, 2.f}));
+  MF_ASSERT_OK(session.Run({{x, false}}, {branch.output[0]}, &out));
+  test::ExpectTensorEqual<float>(out[0], test::AsTensor<float>({-1.f, -2.f}));
 }
 
 TEST(StandardOpsTest, ImageOps) {
