@@ -130,10 +130,27 @@ Status OpBuilder::Impl::Build() {
                                    op_def->input_arg_size(),
                                    " input arguments, but got ", args.size());
   }
+  Graph* graph = scope.graph();
+  // An Output of another scope's graph, or past its node's outputs, would
+  // corrupt this graph: checked before anything reads it.
+  auto of_this_graph = [graph](const Node* node) {
+    return graph->FindNodeId(node->id()) == node;
+  };
   std::vector<DataTypeVector> arg_types(args.size());
   std::vector<const ::minflow::Output*> flat;
   for (size_t a = 0; a < args.size(); ++a) {
     for (const ::minflow::Output& out : args[a]) {
+      if (!of_this_graph(out.node())) {
+        return errors::InvalidArgument("Input '", out.node()->name(),
+                                       "' of op ", def.op(),
+                                       " belongs to another graph");
+      }
+      if (out.index() < 0 || out.index() >= out.node()->num_outputs()) {
+        return errors::OutOfRange("Input '", out.node()->name(), "' of op ",
+                                  def.op(), " names output ", out.index(),
+                                  ", but the node has ",
+                                  out.node()->num_outputs(), " outputs");
+      }
       arg_types[a].push_back(out.type());
       def.add_input(out.index() == 0 ? out.node()->name() : out.name());
       flat.push_back(&out);
@@ -142,6 +159,11 @@ Status OpBuilder::Impl::Build() {
   std::vector<Node*> controls;
   for (const Operation& dep : scope.control_deps()) {
     if (dep.node() == nullptr) continue;
+    if (!of_this_graph(dep.node())) {
+      return errors::InvalidArgument("Control dependency '", dep.name(),
+                                     "' of op ", def.op(),
+                                     " belongs to another graph");
+    }
     def.add_input(absl::StrCat("^", dep.name()));
     controls.push_back(dep.node());
   }
@@ -168,7 +190,6 @@ Status OpBuilder::Impl::Build() {
           DataTypeString(in_types[i]), ".");
     }
   }
-  Graph* graph = scope.graph();
   MF_ASSIGN_OR_RETURN(node, graph->AddNode(std::move(def), op_def, in_types,
                                            std::move(out_types)));
   for (size_t i = 0; i < flat.size(); ++i) {

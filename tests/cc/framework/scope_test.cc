@@ -188,6 +188,28 @@ TEST(ScopeTest, NullOutputOfAFailedOpIsRejectedWhenUsed) {
                                       HasSubstr("uses_null")));
 }
 
+TEST(ScopeTest, OutputOfAnotherGraphIsRejected) {
+  Scope root = Scope::NewRootScope();
+  Scope other = Scope::NewRootScope();
+  auto elsewhere = ops::Const(other.WithOpName("elsewhere"), 1.f);
+  ops::Neg(root.WithOpName("n"), elsewhere);
+  EXPECT_THAT(root.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      AllOf(HasSubstr("another graph"),
+                                            HasSubstr("{{node n}}"))));
+  Scope third = Scope::NewRootScope();
+  ops::NoOp(third.WithControlDependencies({elsewhere.op()}));
+  EXPECT_THAT(third.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("another graph")));
+}
+
+TEST(ScopeTest, OutputIndexPastTheNodesOutputsIsRejected) {
+  Scope root = Scope::NewRootScope();
+  auto c = ops::Const(root, 1.f);
+  ops::Neg(root.WithOpName("n"), Output(c.node(), 3));
+  EXPECT_THAT(root.status(), StatusIs(absl::StatusCode::kOutOfRange,
+                                      HasSubstr("names output 3")));
+}
+
 TEST(ScopeTest, ToGraphDefHoldsTheNodesWithDefaults) {
   Scope root = Scope::NewRootScope();
   auto a = ops::Const(root.WithOpName("a"), {{1.f}});
