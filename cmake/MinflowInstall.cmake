@@ -1,7 +1,9 @@
-# `cmake --install`: headers (include/minflow/**, the generated *.pb.h and
-# version.h, the .proto files), libminflow, the `minflow` command, a CMake
-# package (find_package(minflow): minflow::minflow, minflow::<layer>,
-# minflow::cli, minflow_add_op_library) and a pkg-config file (minflow.pc).
+# `cmake --install`: headers (include/minflow/**, the generated *.pb.h,
+# version.h and C++ op classes, the .proto files), libminflow, libminflow_cc,
+# the `minflow` and `minflow_cc_op_gen` commands, a CMake package
+# (find_package(minflow): minflow::minflow, minflow::<layer>, minflow::cc,
+# minflow::cli, minflow::cc_op_gen, minflow_add_op_library,
+# minflow_add_cc_op_wrappers) and a pkg-config file (minflow.pc).
 # Prefixes are relative: the installed tree can be moved.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -41,11 +43,21 @@ set_target_properties(minflow_cli PROPERTIES
   EXPORT_NAME cli
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 
+# The C++ graph API: libminflow_cc beside libminflow, and the generator
+# that minflow_add_cc_op_wrappers runs on custom-op libraries.
+set_target_properties(minflow_cc PROPERTIES
+  EXPORT_NAME cc
+  INSTALL_RPATH "$ORIGIN")
+set_target_properties(minflow_cc_op_gen PROPERTIES
+  EXPORT_NAME cc_op_gen
+  INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+
 set(minflow_layer_targets)
 foreach(layer IN ITEMS proto ${MINFLOW_LAYERS} c_api)
   list(APPEND minflow_layer_targets minflow_${layer}_layer)
 endforeach()
-install(TARGETS minflow minflow_cli ${minflow_layer_targets}
+install(TARGETS minflow minflow_cli minflow_cc minflow_cc_op_gen
+                ${minflow_layer_targets}
         EXPORT minflowTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -62,6 +74,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/minflow
 install(DIRECTORY ${PROJECT_BINARY_DIR}/proto/minflow
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
+# The generated op classes (src/cc/CMakeLists.txt); the hand-written
+# headers of minflow/cc come with include/minflow above.
+install(FILES ${MINFLOW_CC_GENERATED_DIR}/standard_ops.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/minflow/cc/ops)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/proto/minflow
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.proto")

@@ -70,3 +70,46 @@ extern "C" __attribute__((visibility("default"))) const char
       $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   endif()
 endfunction()
+
+# minflow_add_cc_op_wrappers(<name> OP_LIBRARY <op library target>)
+#
+# The C++ graph API's classes (see minflow/cc/ops/standard_ops.h) for the
+# ops of a custom-op library: at build time minflow_cc_op_gen loads the
+# library and writes <name>.h and <name>.cc for its ops only (a namespaced
+# op "Examples>ZeroOut" becomes minflow::ops::Examples::ZeroOut). <name> is
+# a static library of them, linking minflow::cc; include "<name>.h". A
+# program must load the op library (LoadOpLibrary) before it makes one of
+# its ops, or the op fails with "Op type not registered".
+#
+# Example (examples/zero_out):
+#   minflow_add_op_library(zero_out zero_out.cc)
+#   minflow_add_cc_op_wrappers(zero_out_cc_ops OP_LIBRARY zero_out)
+#   target_link_libraries(my_program PRIVATE zero_out_cc_ops)
+function(minflow_add_cc_op_wrappers name)
+  cmake_parse_arguments(W "" "OP_LIBRARY" "" ${ARGN})
+  if(NOT W_OP_LIBRARY OR NOT TARGET ${W_OP_LIBRARY})
+    message(FATAL_ERROR "minflow_add_cc_op_wrappers(${name}): OP_LIBRARY "
+                        "must name a target made by minflow_add_op_library")
+  endif()
+  if(NOT TARGET minflow::cc OR NOT TARGET minflow::cc_op_gen)
+    message(FATAL_ERROR "minflow_add_cc_op_wrappers(${name}): minflow::cc "
+                        "and minflow::cc_op_gen are not defined; call "
+                        "find_package(minflow) first")
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${name}_generated")
+  add_custom_command(
+    OUTPUT "${dir}/${name}.h" "${dir}/${name}.cc"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
+    COMMAND $<TARGET_FILE:minflow::cc_op_gen>
+            --op_library $<TARGET_FILE:${W_OP_LIBRARY}>
+            --header "${dir}/${name}.h" --header_include "${name}.h"
+            --source "${dir}/${name}.cc"
+    DEPENDS $<TARGET_FILE:minflow::cc_op_gen> ${W_OP_LIBRARY}
+    COMMENT "Generating C++ op classes for ${W_OP_LIBRARY}"
+    VERBATIM)
+  add_library(${name} STATIC "${dir}/${name}.cc")
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${name} PUBLIC "${dir}")
+  target_link_libraries(${name} PUBLIC minflow::cc)
+  target_compile_features(${name} PUBLIC cxx_std_17)
+endfunction()

@@ -151,6 +151,20 @@ Status ShapeRefiner::RefineGraphCollectingErrors(const Graph& graph,
   return errors->size() > first_error ? (*errors)[first_error] : OkStatus();
 }
 
+Status ShapeRefiner::AddNode(const Graph& graph, const Node& node) {
+  MF_CHECK(graph_ == nullptr || graph_ == &graph)
+      << "ShapeRefiner::AddNode: a refiner serves one graph";
+  graph_ = &graph;
+  const size_t n = graph.num_node_ids();
+  if (first_output_.size() < n) {
+    first_output_.resize(n, -1);
+    num_outputs_.resize(n, 0);
+  }
+  MF_RETURN_IF_ERROR(RefineNode(node));
+  ++num_refined_;
+  return OkStatus();
+}
+
 // `errors` null: stop at the first error. Otherwise collect; see
 // RefineGraphCollectingErrors.
 Status ShapeRefiner::Refine(const Graph& graph, std::vector<Status>* errors) {

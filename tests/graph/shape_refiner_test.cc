@@ -444,5 +444,35 @@ TEST_F(ShapeRefinerTest, LongChainNeedsNoRecursion) {
   EXPECT_EQ(kLength, refiner.num_nodes_refined());
 }
 
+TEST_F(ShapeRefinerTest, AddNodeRefinesOneNodeAtATime) {
+  const std::string f = TypeAttr("T", "DT_FLOAT");
+  graph_ = std::make_unique<Graph>(OpRegistry::Global());
+  MF_ASSERT_OK(ConvertGraphDefToGraph(
+      GraphConstructorOptions(),
+      ParseTextProtoOrDie<GraphDef>(
+          Placeholder("pa", "dim { size: 2 } dim { size: 3 }") +
+          Placeholder("pb", "dim { size: 3 } dim { size: -1 }") +
+          NodeText("mm", "MatMul", {"pa", "pb"}, f) +
+          NodeText("bad", "MatMul", {"pa", "pa"}, f)),
+      graph_.get()));
+  ShapeRefiner refiner(2100, OpRegistry::Global());
+  Node* pa = graph_->FindNodeByName("pa");
+  Node* pb = graph_->FindNodeByName("pb");
+  Node* mm = graph_->FindNodeByName("mm");
+  MF_ASSERT_OK(refiner.AddNode(*graph_, *pa));
+  MF_ASSERT_OK(refiner.AddNode(*graph_, *pb));
+  EXPECT_FALSE(refiner.has_node(mm->id()));
+  MF_ASSERT_OK(refiner.AddNode(*graph_, *mm));
+  EXPECT_EQ(refiner.ShapeString(refiner.output_shape(mm->id(), 0)), "[2,?]");
+  EXPECT_EQ(refiner.num_nodes_refined(), 3);
+  // A failing node names itself and leaves no results.
+  Node* bad = graph_->FindNodeByName("bad");
+  EXPECT_THAT(refiner.AddNode(*graph_, *bad),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("Dimensions must be equal"),
+                             HasSubstr("{{node bad}}"))));
+  EXPECT_FALSE(refiner.has_node(bad->id()));
+}
+
 }  // namespace
 }  // namespace minflow

@@ -10,6 +10,9 @@ if(NOT rc EQUAL 0)
 endif()
 
 foreach(file bin/minflow ${LIBDIR}/libminflow.so
+        bin/minflow_cc_op_gen ${LIBDIR}/libminflow_cc.so
+        include/minflow/cc/framework/scope.h
+        include/minflow/cc/ops/standard_ops.h
         include/minflow/framework/op.h include/minflow/framework/load_library.h
         include/minflow/c/c_api.h
         include/minflow/graph.pb.h include/minflow/graph.proto

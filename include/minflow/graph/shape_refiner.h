@@ -65,6 +65,15 @@ class ShapeRefiner {
   Status RefineGraphCollectingErrors(const Graph& graph,
                                      std::vector<Status>* errors);
 
+  // Refines one node just added to `graph`, whose data inputs come from
+  // nodes this refiner has already refined (the graph a builder grows one
+  // node at a time, as TensorFlow's ShapeRefiner::AddNode; the C++ Scope
+  // API uses it). Must not be mixed with RefineGraph on another graph, and
+  // is for graphs without TF1 loops (a back edge's source is never
+  // refined first). Errors as RefineGraph's; a failed node leaves no
+  // results, so the caller may remove it and go on.
+  Status AddNode(const Graph& graph, const Node& node);
+
   // Sets every refined node's output shapes on `graph` (the graph refined).
   void AttachShapes(Graph* graph) const;
 
@@ -128,7 +137,7 @@ class ShapeRefiner {
   std::deque<Tensor> values_;
   std::deque<std::vector<shape_inference::ShapeAndType>> handle_data_;
   int64_t num_refined_ = 0;
-  // Set while Refine runs: the graph (for its function library).
+  // Set by Refine and AddNode: the graph (for its function library).
   const Graph* graph_ = nullptr;
   std::vector<PartialTensorShape> arg_shapes_;
   int call_depth_ = 0;
