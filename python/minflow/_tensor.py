@@ -1,0 +1,108 @@
+"""numpy arrays <-> MF_Tensor, with as few copies as the memory allows.
+
+Note [Zero-copy arrays]
+In: an array of at least _ZERO_COPY_MIN bytes that is C-contiguous and
+64-byte aligned (what minflow's kernels need) is handed to MF_NewTensor
+as is, with a deallocator that drops the reference _live_arrays holds;
+anything else is copied once into a new MF_Tensor.
+Out: a fetched tensor whose buffer has no other owner (MF_TensorMaybeMove)
+becomes the memory of the returned array: the MF_Tensor is deleted when the
+last array viewing it goes. A shared buffer (a Const's value, a fed tensor)
+is copied, so writing into the array never changes the graph or a feed.
+"""
+import itertools
+
+import numpy as np
+
+from minflow import dtypes
+from minflow import errors
+from minflow._c import ffi, lib
+
+_ZERO_COPY_MIN = 1 << 16
+_live_arrays = {}
+_keys = itertools.count(1)
+# How many fetched tensors were handed to numpy, and released since.
+stats = {"moved": 0, "released": 0}
+
+
+@ffi.callback("void(void*, size_t, void*)")
+def _release_array(data, length, arg):
+    _live_arrays.pop(int(ffi.cast("uintptr_t", arg)), None)
+
+
+_NP_BY_ENUM = dict((d.as_datatype_enum, np.dtype(d.as_numpy_dtype))
+                   for d in dtypes.NUMERIC)
+
+
+def to_mf_tensor(value, dtype, status):
+    """A new MF_Tensor* (the caller deletes it) holding `value` (anything
+    np.asarray takes) as `dtype` (a DType, or None to keep value's)."""
+    np_type = dtype.as_numpy_dtype if dtype is not None else None
+    if dtype is not None and np_type is None:
+        raise TypeError("%s tensors cannot be made from Python yet" %
+                        dtype.name)
+    arr = np.asarray(value, dtype=np_type)
+    if dtype is None:
+        dtype = dtypes.as_dtype(arr.dtype)
+        if dtype.as_numpy_dtype is None:
+            raise TypeError("%s tensors cannot be made from Python yet" %
+                            dtype.name)
+    shape = arr.shape
+    dims = ffi.new("int64_t[]", shape) if shape else ffi.NULL
+    nbytes = arr.nbytes
+    enum = dtype.as_datatype_enum
+    if nbytes >= _ZERO_COPY_MIN and arr.flags.c_contiguous:
+        ptr = ffi.from_buffer(arr, require_writable=False)
+        if int(ffi.cast("uintptr_t", ptr)) % 64 == 0:
+            key = next(_keys)
+            _live_arrays[key] = arr
+            t = lib.MF_NewTensor(enum, dims, len(shape), ptr, nbytes,
+                                 _release_array, ffi.cast("void*", key),
+                                 status)
+            if t == ffi.NULL:
+                _live_arrays.pop(key, None)
+                errors.raise_from_status(status)
+            return t
+    t = lib.MF_AllocateTensor(enum, dims, len(shape), nbytes, status)
+    if t == ffi.NULL:
+        errors.raise_from_status(status)
+    if nbytes:
+        ffi.memmove(lib.MF_TensorData(t), np.ascontiguousarray(arr), nbytes)
+    return t
+
+
+def _deleter(t):
+
+    def release(_):
+        lib.MF_DeleteTensor(t)
+        stats["released"] += 1
+
+    return release
+
+
+def to_ndarray(t):
+    """Takes the MF_Tensor* `t` (deleting it, or handing it to the array)
+    and returns its value as a numpy array."""
+    enum = lib.MF_TensorType(t)
+    np_type = _NP_BY_ENUM.get(enum)
+    if np_type is None:
+        lib.MF_DeleteTensor(t)
+        raise errors.UnimplementedError(
+            None, None, "fetching %s tensors into Python is not supported yet"
+            % dtypes.as_dtype(enum).name)
+    nd = lib.MF_NumDims(t)
+    shape = tuple([lib.MF_Dim(t, i) for i in range(nd)]) if nd else ()
+    nbytes = lib.MF_TensorByteSize(t)
+    if nbytes == 0:
+        lib.MF_DeleteTensor(t)
+        return np.empty(shape, np_type)
+    data = lib.MF_TensorData(t)
+    if lib.MF_TensorMaybeMove(t) != ffi.NULL:
+        owner = ffi.gc(ffi.cast("char*", data), _deleter(t), size=nbytes)
+        stats["moved"] += 1
+        arr = np.frombuffer(ffi.buffer(owner, nbytes), np_type)
+        return arr.reshape(shape) if nd != 1 else arr
+    arr = np.frombuffer(ffi.buffer(data, nbytes), np_type).reshape(shape)
+    arr = arr.copy()
+    lib.MF_DeleteTensor(t)
+    return arr
