@@ -5,8 +5,8 @@ In: an array of at least _ZERO_COPY_MIN bytes that is C-contiguous and
 64-byte aligned (what minflow's kernels need) is handed to MF_NewTensor
 as is, with a deallocator that drops the reference _live_arrays holds;
 anything else is copied once into a new MF_Tensor.
-Out: a fetched tensor whose buffer has no other owner (MF_TensorMaybeMove)
-becomes the memory of the returned array: the MF_Tensor is deleted when the
+Out: a fetched tensor of at least _MOVE_MIN bytes whose buffer has no
+other owner (MF_TensorMaybeMove) becomes the memory of the returned array: the MF_Tensor is deleted when the
 last array viewing it goes. A shared buffer (a Const's value, a fed tensor)
 is copied, so writing into the array never changes the graph or a feed.
 """
@@ -19,6 +19,9 @@ from minflow import errors
 from minflow._c import ffi, lib
 
 _ZERO_COPY_MIN = 1 << 16
+# Fetched tensors smaller than this are copied: a copy of a few KB costs
+# less than handing the buffer over.
+_MOVE_MIN = 1 << 12
 _live_arrays = {}
 _keys = itertools.count(1)
 # How many fetched tensors were handed to numpy, and released since.
@@ -48,7 +51,8 @@ def to_mf_tensor(value, dtype, status):
             raise TypeError("%s tensors cannot be made from Python yet" %
                             dtype.name)
     shape = arr.shape
-    dims = ffi.new("int64_t[]", shape) if shape else ffi.NULL
+    nd = len(shape)
+    dims = ffi.new("int64_t[]", shape) if nd else ffi.NULL
     nbytes = arr.nbytes
     enum = dtype.as_datatype_enum
     if nbytes >= _ZERO_COPY_MIN and arr.flags.c_contiguous:
@@ -56,18 +60,19 @@ def to_mf_tensor(value, dtype, status):
         if int(ffi.cast("uintptr_t", ptr)) % 64 == 0:
             key = next(_keys)
             _live_arrays[key] = arr
-            t = lib.MF_NewTensor(enum, dims, len(shape), ptr, nbytes,
-                                 _release_array, ffi.cast("void*", key),
-                                 status)
+            t = lib.MF_NewTensor(enum, dims, nd, ptr, nbytes, _release_array,
+                                 ffi.cast("void*", key), status)
             if t == ffi.NULL:
                 _live_arrays.pop(key, None)
                 errors.raise_from_status(status)
             return t
-    t = lib.MF_AllocateTensor(enum, dims, len(shape), nbytes, status)
+    t = lib.MF_AllocateTensor(enum, dims, nd, nbytes, status)
     if t == ffi.NULL:
         errors.raise_from_status(status)
     if nbytes:
-        ffi.memmove(lib.MF_TensorData(t), np.ascontiguousarray(arr), nbytes)
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        ffi.memmove(lib.MF_TensorData(t), arr, nbytes)
     return t
 
 
@@ -83,9 +88,9 @@ def _deleter(t):
 def to_ndarray(t):
     """Takes the MF_Tensor* `t` (deleting it, or handing it to the array)
     and returns its value as a numpy array."""
-    enum = lib.MF_TensorType(t)
-    np_type = _NP_BY_ENUM.get(enum)
+    np_type = _NP_BY_ENUM.get(lib.MF_TensorType(t))
     if np_type is None:
+        enum = lib.MF_TensorType(t)
         lib.MF_DeleteTensor(t)
         raise errors.UnimplementedError(
             None, None, "fetching %s tensors into Python is not supported yet"
@@ -93,16 +98,15 @@ def to_ndarray(t):
     nd = lib.MF_NumDims(t)
     shape = tuple([lib.MF_Dim(t, i) for i in range(nd)]) if nd else ()
     nbytes = lib.MF_TensorByteSize(t)
-    if nbytes == 0:
+    if nbytes < _MOVE_MIN or lib.MF_TensorMaybeMove(t) == ffi.NULL:
+        # Small or shared: a copy (for small ones, cheaper than a hand-over).
+        arr = np.empty(shape, np_type)
+        if nbytes:
+            ffi.memmove(arr, lib.MF_TensorData(t), nbytes)
         lib.MF_DeleteTensor(t)
-        return np.empty(shape, np_type)
-    data = lib.MF_TensorData(t)
-    if lib.MF_TensorMaybeMove(t) != ffi.NULL:
-        owner = ffi.gc(ffi.cast("char*", data), _deleter(t), size=nbytes)
-        stats["moved"] += 1
-        arr = np.frombuffer(ffi.buffer(owner, nbytes), np_type)
-        return arr.reshape(shape) if nd != 1 else arr
-    arr = np.frombuffer(ffi.buffer(data, nbytes), np_type).reshape(shape)
-    arr = arr.copy()
-    lib.MF_DeleteTensor(t)
-    return arr
+        return arr
+    owner = ffi.gc(ffi.cast("char*", lib.MF_TensorData(t)), _deleter(t),
+                   size=nbytes)
+    stats["moved"] += 1
+    arr = np.frombuffer(ffi.buffer(owner, nbytes), np_type)
+    return arr.reshape(shape) if nd != 1 else arr

@@ -72,6 +72,11 @@ string = DType(7, "string", None)
 complex64 = DType(8, "complex64", np.complex64)
 int64 = DType(9, "int64", np.int64)
 bool = DType(10, "bool", np.bool_)  # noqa: A001 (TensorFlow's name)
+qint8 = DType(11, "qint8", None)
+quint8 = DType(12, "quint8", None)
+qint32 = DType(13, "qint32", None)
+qint16 = DType(15, "qint16", None)
+quint16 = DType(16, "quint16", None)
 bfloat16 = DType(14, "bfloat16", None)
 uint16 = DType(17, "uint16", np.uint16)
 complex128 = DType(18, "complex128", np.complex128)
@@ -86,8 +91,8 @@ double = float64
 _BY_ENUM = {
     d._enum: d
     for d in (float32, float64, int32, uint8, int16, int8, string, complex64,
-              int64, bool, bfloat16, uint16, complex128, float16, resource,
-              variant, uint32, uint64)
+              int64, bool, qint8, quint8, qint32, bfloat16, qint16, quint16,
+              uint16, complex128, float16, resource, variant, uint32, uint64)
 }
 _BY_NAME = dict((d._name, d) for d in _BY_ENUM.values())
 _BY_NAME.update(half=float16, double=float64)

@@ -165,16 +165,8 @@ class Tensor(object):
         return "<minflow.Tensor '%s' shape=%s dtype=%s>" % (
             self.name, self.shape, self.dtype.name)
 
-    def __hash__(self):
-        return hash((id(self._op), self._index))
-
-    def __eq__(self, other):
-        # TensorFlow 1's graph tensors compare by identity.
-        return (isinstance(other, Tensor) and other._op is self._op and
-                other._index == self._index)
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
+    # Equality and hashing are by identity, as TensorFlow 1's graph tensors:
+    # each output has exactly one Tensor object (Operation.outputs).
 
     def __bool__(self):
         raise TypeError("Using a `minflow.Tensor` as a Python `bool` is not "

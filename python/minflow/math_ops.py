@@ -204,13 +204,19 @@ def _pack_index(values, name):
 # ---- Operators ------------------------------------------------------------
 
 
-def _binary(fn):
+def _binary(fn, scope_name):
+    # As TensorFlow: a plain operand becomes a Const inside the op's own
+    # name scope ("add/y"), and the op takes the scope's name ("add").
 
     def op(x, y):
-        return fn(*_pair(x, y))
+        with x.graph.name_scope(scope_name) as scope:
+            a, b = _pair(x, y)
+            return fn(a, b, name=scope)
 
     def rop(y, x):
-        return fn(*_pair(x, y))
+        with y.graph.name_scope(scope_name) as scope:
+            a, b = _pair(x, y)
+            return fn(a, b, name=scope)
 
     return op, rop
 
@@ -218,27 +224,26 @@ def _binary(fn):
 def _install_operators():
     T = framework.Tensor
     table = {
-        "add": add,
-        "sub": subtract,
-        "mul": multiply,
-        "truediv": truediv,
-        "floordiv": floordiv,
-        "mod": floormod,
-        "pow": pow,
-        "matmul": matmul,
-        "and": lambda x, y: ops.logical_and(x, y, name="and"),
-        "or": lambda x, y: ops.logical_or(x, y, name="or"),
+        "add": (add, "add"),
+        "sub": (subtract, "sub"),
+        "mul": (multiply, "mul"),
+        "truediv": (truediv, "truediv"),
+        "floordiv": (floordiv, "floordiv"),
+        "mod": (floormod, "mod"),
+        "pow": (pow, "pow"),
+        "matmul": (matmul, "matmul"),
+        "and": (ops.logical_and, "and"),
+        "or": (ops.logical_or, "or"),
     }
-    for name, fn in table.items():
-        op, rop = _binary(fn)
+    for name, (fn, scope) in table.items():
+        op, rop = _binary(fn, scope)
         setattr(T, "__%s__" % name, op)
         setattr(T, "__r%s__" % name, rop)
-    for name, fn in (("lt", ops.less), ("le", ops.less_equal),
-                     ("gt", ops.greater), ("ge", ops.greater_equal)):
-        setattr(T, "__%s__" % name,
-                (lambda f, n: lambda x, y: f(*_pair(x, y), name=n))(
-                    fn, {"lt": "Less", "le": "LessEqual", "gt": "Greater",
-                         "ge": "GreaterEqual"}[name]))
+    for name, fn, scope in (("lt", ops.less, "Less"),
+                            ("le", ops.less_equal, "LessEqual"),
+                            ("gt", ops.greater, "Greater"),
+                            ("ge", ops.greater_equal, "GreaterEqual")):
+        setattr(T, "__%s__" % name, _binary(fn, scope)[0])
     T.__neg__ = lambda x: negative(x)
     T.__abs__ = lambda x: ops.abs(x, name="Abs")
     T.__invert__ = lambda x: ops.logical_not(x, name="LogicalNot")

@@ -38,10 +38,25 @@ class _Runner(object):
         self.c_results = ffi.new("MF_Tensor*[]", len(self.outputs))
         self.c_targets = ffi.new("MF_Operation*[]",
                                  [op._c_op for op in self.targets])
+        self.n_targets = len(self.targets)
         self.ops = set(t.op for t in feed_tensors) | set(
             t.op for t in self.outputs) | set(self.targets)
         self.single = (len(elements) == 1 and self.slots[0] == 0 and
                        isinstance(fetches, framework.Tensor))
+
+
+def _cache_key(fetches, feed_dict):
+    """A hashable key for a fetch structure of Tensors and Operations (a
+    single one, or a flat list or tuple), None for others."""
+    if isinstance(fetches, (list, tuple)) and not hasattr(fetches, "_fields"):
+        if not all(
+                isinstance(f, (framework.Tensor, framework.Operation))
+                for f in fetches):
+            return None
+        fetches = (type(fetches), tuple(fetches))
+    elif not isinstance(fetches, (framework.Tensor, framework.Operation)):
+        return None
+    return (fetches, tuple(feed_dict)) if feed_dict else fetches
 
 
 def _flatten(fetches, out, g):
@@ -135,19 +150,20 @@ class Session(object):
         receives the binary RunMetadata. Errors are OpError subclasses."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        feed_dict = feed_dict or {}
-        key = (fetches if isinstance(fetches, framework.Tensor) else
-               tuple(fetches) if type(fetches) in (list, tuple) and all(
-                   isinstance(x, framework.Tensor) for x in fetches) else
-               None, tuple(feed_dict))
-        runner = self._runners.get(key) if key[0] is not None else None
-        if runner is None:
-            runner = self._runner(fetches, feed_dict, key)
-        elif self.graph._version != self._version:
+        try:
+            key = (fetches, tuple(feed_dict)) if feed_dict else fetches
+            runner = self._runners[key]
+        except (KeyError, TypeError):
+            key = _cache_key(fetches, feed_dict)
+            runner = self._runners.get(key) if key is not None else None
+            if runner is None:
+                runner = self._runner(fetches, feed_dict or {}, key)
+        if self.graph._version != self._version:
             if self._ensure_current(runner) is None:
-                runner = self._runner(fetches, feed_dict, key)
-        return self._run(runner, list(feed_dict.values()), options,
-                         run_metadata)
+                runner = self._runner(fetches, feed_dict or {}, key)
+        return self._run(runner,
+                         list(feed_dict.values()) if feed_dict else (),
+                         options, run_metadata)
 
     def _runner(self, fetches, feed_dict, key):
         g = self.graph
@@ -162,7 +178,7 @@ class Session(object):
         runner = _Runner(self, fetches, feeds)
         if self.graph._version != self._version:
             self._ensure_current(runner)
-        if key[0] is not None:
+        if key is not None:
             self._runners[key] = runner
         return runner
 
@@ -186,6 +202,18 @@ class Session(object):
         status = status_obj.ptr
         n_in = len(values)
         n_out = len(runner.outputs)
+        if not n_in and options is None and run_metadata is None:
+            lib.MF_SessionRun(self._c_session, ffi.NULL, ffi.NULL, ffi.NULL, 0,
+                              runner.c_outputs, results, n_out,
+                              runner.c_targets, runner.n_targets, ffi.NULL,
+                              status)
+            if lib.MF_GetCode(status):
+                errors.raise_from_status(status, self.graph)
+            if runner.single:
+                return _tensor.to_ndarray(results[0])
+            arrays = [_tensor.to_ndarray(results[i]) for i in range(n_out)]
+            return runner.rebuild(
+                [None if s is None else arrays[s] for s in runner.slots])
         made = 0
         opts = meta = ffi.NULL
         try:
