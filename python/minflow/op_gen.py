@@ -63,6 +63,8 @@ def _py_name(name):
 
 
 def _default_dtype(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return dtypes.as_dtype(value.dtype)
     if isinstance(value, (bool, np.bool_)):
         return dtypes.bool
     if isinstance(value, (int, float)):
