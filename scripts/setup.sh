@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   python3
+  # The Python package (python/) and its tests.
+  python3-numpy python3-cffi python3-pytest
 )
 
 missing=()

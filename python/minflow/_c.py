@@ -186,7 +186,7 @@ def _load():
     errors = []
     for path in paths:
         try:
-            return ffi.dlopen(path)
+            return ffi.dlopen(path), path
         except OSError as e:
             errors.append(str(e))
     raise ImportError(
@@ -195,5 +195,5 @@ def _load():
         (tried, "; ".join(errors)))
 
 
-lib = _load()
-NULL = ffi.NULL
+# LIBRARY_PATH: the path (or bare name) libminflow was loaded by.
+lib, LIBRARY_PATH = _load()
