@@ -62,7 +62,7 @@ _NAMES = {
 
 def _make_class(code, name):
 
-    def __init__(self, node_def=None, op=None, message="", error_code=code):
+    def __init__(self, node_def=None, op=None, message=""):
         OpError.__init__(self, node_def, op, message, code)
 
     return type(name, (OpError,), {"__init__": __init__, "__module__":
@@ -80,11 +80,15 @@ _NODE_RE = re.compile(r"\{\{node ([^}]+)\}\}|operation '([^']+)'")
 
 
 def exception_type_from_error_code(code):
-    return _CLASSES.get(code, UnknownError)
+    return _CLASSES.get(code, _CLASSES[UNKNOWN])
 
 
 def error_code_from_exception_type(cls):
-    return cls.__init__.__defaults__[-1] if cls in _CLASSES.values() else None
+    """The MF_Code of an OpError subclass (None for others)."""
+    for code, c in _CLASSES.items():
+        if c is cls:
+            return code
+    return None
 
 
 def raise_from_status(status, graph=None):

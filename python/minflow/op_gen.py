@@ -286,9 +286,6 @@ def apply_op(info, bound, name):
                 if isinstance(x, framework.Tensor):
                     known.setdefault(arg.type_attr, x.dtype)
                     break
-    for a in info.inferred:
-        if a in bound and bound[a] is not None:
-            known[a] = dtypes.as_dtype(bound[a])
     needs_conversion = any(
         not isinstance(bound[_py_name(arg.name)], framework.Tensor)
         for arg in od.input_arg)

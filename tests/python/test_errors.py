@@ -16,6 +16,7 @@ def test_every_code_has_its_tensorflow_class():
         cls = getattr(mf.errors, name)
         assert issubclass(cls, mf.errors.OpError)
         assert mf.errors.exception_type_from_error_code(code) is cls
+        assert mf.errors.error_code_from_exception_type(cls) == code
         assert cls(None, None, "m").error_code == code
 
 

@@ -139,6 +139,7 @@ def test_graph_as_default_and_separate_graphs(graph):
 def test_graph_def_round_trip(graph):
     x = mf.placeholder(mf.float32, [2], name="x")
     y = mf.identity(x * 2.0, name="y")  # the 2.0 is "mul/y"
+    assert y.op.inputs[0].op.inputs[1].op.name == "mul/y"
     gd = graph.as_graph_def()
     assert isinstance(gd, bytes)
     names = [n.name for n in gd.node]
