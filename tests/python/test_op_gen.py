@@ -95,3 +95,23 @@ def test_load_op_library_errors(tmp_path):
     with pytest.raises(mf.errors.InvalidArgumentError,
                        match="cannot load op library"):
         mf.load_op_library(str(bad))
+
+
+def test_string_list_and_shape_attrs():
+    image = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+    kernel = np.ones([2, 2, 1, 1], np.float32)
+    y = mf.ops.conv2d(image, kernel, strides=[1, 2, 2, 1], padding="VALID")
+    assert y.op.get_attr("padding") == b"VALID"
+    assert y.op.get_attr("strides") == [1, 2, 2, 1]
+    assert y.shape == [1, 2, 2, 1]
+    p = mf.ops.placeholder_with_default([1.0, 2.0], shape=[None])
+    assert p.op.get_attr("shape") == [-1]
+    sq = mf.ops.squeeze(mf.constant([[[3.0]]]), squeeze_dims=[0, 2])
+    with mf.Session() as sess:
+        out, pv, sv = sess.run([y, p, sq])
+    want = image[0, :, :, 0].reshape(2, 2, 2, 2).sum(axis=(1, 3))
+    np.testing.assert_array_equal(out[0, :, :, 0], want)
+    np.testing.assert_array_equal(pv, [1, 2])
+    np.testing.assert_array_equal(sv, [3])
+    with pytest.raises(TypeError, match="attr 'strides' must be a list"):
+        mf.ops.conv2d(image, kernel, strides=5, padding="VALID")
