@@ -76,6 +76,47 @@ def to_mf_tensor(value, dtype, status):
     return t
 
 
+def feed_tensor(value, np_type, enum, status):
+    """to_mf_tensor for a feed whose dtype is known (np_type, enum): the
+    same result, with less work for the small values most feeds are."""
+    if np_type is None:
+        return to_mf_tensor(value, dtypes.as_dtype(enum), status)
+    arr = np.asarray(value, np_type)
+    nbytes = arr.nbytes
+    if nbytes >= _ZERO_COPY_MIN:
+        return to_mf_tensor(arr, dtypes.as_dtype(enum), status)
+    nd = arr.ndim
+    t = lib.MF_AllocateTensor(enum,
+                              ffi.new("int64_t[]", arr.shape) if nd else ffi.NULL,
+                              nd, nbytes, status)
+    if t == ffi.NULL:
+        errors.raise_from_status(status)
+    if nbytes:
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        ffi.memmove(lib.MF_TensorData(t), arr, nbytes)
+    return t
+
+
+def fetch_value(t, np_type, shape, nbytes):
+    """to_ndarray for a fetch whose shape the graph knows fully (`shape`, a
+    tuple, and `nbytes`): small values skip the shape queries. The byte
+    size is still checked, so a tensor of another size takes the general
+    path."""
+    if nbytes >= _MOVE_MIN or lib.MF_TensorByteSize(t) != nbytes:
+        return to_ndarray(t)
+    if not shape:
+        value = np.frombuffer(ffi.buffer(lib.MF_TensorData(t), nbytes),
+                              np_type)[0]
+        lib.MF_DeleteTensor(t)
+        return value
+    arr = np.empty(shape, np_type)
+    if nbytes:
+        ffi.memmove(arr, lib.MF_TensorData(t), nbytes)
+    lib.MF_DeleteTensor(t)
+    return arr
+
+
 def _deleter(t):
 
     def release(_):
@@ -87,7 +128,8 @@ def _deleter(t):
 
 def to_ndarray(t):
     """Takes the MF_Tensor* `t` (deleting it, or handing it to the array)
-    and returns its value as a numpy array."""
+    and returns its value as a numpy array (a numpy scalar for a scalar, as
+    TensorFlow's Session.run)."""
     np_type = _NP_BY_ENUM.get(lib.MF_TensorType(t))
     if np_type is None:
         enum = lib.MF_TensorType(t)
@@ -104,7 +146,7 @@ def to_ndarray(t):
         if nbytes:
             ffi.memmove(arr, lib.MF_TensorData(t), nbytes)
         lib.MF_DeleteTensor(t)
-        return arr
+        return arr if nd else arr[()]
     owner = ffi.gc(ffi.cast("char*", lib.MF_TensorData(t)), _deleter(t),
                    size=nbytes)
     stats["moved"] += 1

@@ -3,6 +3,8 @@
 tuples, namedtuples and dicts of them) and feed_dict."""
 import threading
 
+import numpy as np
+
 from minflow import _tensor
 from minflow import errors
 from minflow import framework
@@ -29,7 +31,12 @@ class _Runner(object):
                 self.targets.append(e)
                 self.slots.append(None)
         self.feeds = feed_tensors
-        self.feed_dtypes = [t.dtype for t in feed_tensors]
+        self.feed_types = [(t.dtype.as_numpy_dtype and np.dtype(
+            t.dtype.as_numpy_dtype), t.dtype.as_datatype_enum)
+                           for t in feed_tensors]
+        # Per output: (numpy dtype, shape, bytes) when the graph knows its
+        # shape fully, else None (see _tensor.fetch_value).
+        self.static = [_static(t) for t in self.outputs]
         self.c_inputs = ffi.new("MF_Output[]",
                                 [t._as_output() for t in feed_tensors])
         self.c_values = ffi.new("MF_Tensor*[]", len(feed_tensors))
@@ -43,6 +50,22 @@ class _Runner(object):
             t.op for t in self.outputs) | set(self.targets)
         self.single = (len(elements) == 1 and self.slots[0] == 0 and
                        isinstance(fetches, framework.Tensor))
+
+
+def _static(t):
+    np_type = t.dtype.as_numpy_dtype
+    shape = t.shape
+    if np_type is None or not shape.is_fully_defined():
+        return None
+    np_type = np.dtype(np_type)
+    dims = tuple(shape.as_list())
+    return np_type, dims, int(np.prod(dims, dtype=np.int64)) * np_type.itemsize
+
+
+def _fetch(result, static):
+    if static is None:
+        return _tensor.to_ndarray(result)
+    return _tensor.fetch_value(result, static[0], static[1], static[2])
 
 
 def _cache_key(fetches, feed_dict):
@@ -210,17 +233,17 @@ class Session(object):
             if lib.MF_GetCode(status):
                 errors.raise_from_status(status, self.graph)
             if runner.single:
-                return _tensor.to_ndarray(results[0])
-            arrays = [_tensor.to_ndarray(results[i]) for i in range(n_out)]
+                return _fetch(results[0], runner.static[0])
+            arrays = [_fetch(results[i], runner.static[i]) for i in range(n_out)]
             return runner.rebuild(
                 [None if s is None else arrays[s] for s in runner.slots])
         made = 0
         opts = meta = ffi.NULL
         try:
             for i in range(n_in):
-                c_values[i] = _tensor.to_mf_tensor(values[i],
-                                                   runner.feed_dtypes[i],
-                                                   status)
+                np_type, enum = runner.feed_types[i]
+                c_values[i] = _tensor.feed_tensor(values[i], np_type, enum,
+                                                  status)
                 made += 1
             if options is not None:
                 o = bytes(options)
@@ -236,7 +259,7 @@ class Session(object):
                 errors.raise_from_status(status, self.graph)
             # Converted while the feeds live, so that an output sharing a
             # feed's memory is copied (Note [Zero-copy arrays]).
-            arrays = [_tensor.to_ndarray(results[i]) for i in range(n_out)]
+            arrays = [_fetch(results[i], runner.static[i]) for i in range(n_out)]
             if meta != ffi.NULL:
                 run_metadata[:] = ffi.buffer(meta.data, meta.length)[:]
         finally:

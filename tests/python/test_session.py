@@ -158,3 +158,14 @@ def test_run_options_and_metadata():
     with mf.Session() as sess:
         assert sess.run(a, options=b"", run_metadata=meta) == 2.0
     assert isinstance(meta, bytearray)
+
+
+def test_scalars_come_back_as_numpy_scalars():
+    # As TensorFlow's Session.run: a 0-d result is a numpy scalar, whether
+    # the graph knows the shape (the Const) or not (the fed Placeholder).
+    c = mf.constant(2.5)
+    x = mf.placeholder(mf.int64)
+    with mf.Session() as sess:
+        a, b = sess.run([c, mf.identity(x)], {x: 7})
+    assert type(a) is np.float32 and a == 2.5
+    assert type(b) is np.int64 and b == 7
