@@ -16,6 +16,7 @@ import numpy as np
 
 from minflow import dtypes
 from minflow import errors
+from minflow import framework
 from minflow._c import ffi, lib
 
 _ZERO_COPY_MIN = 1 << 16
@@ -79,6 +80,10 @@ def to_mf_tensor(value, dtype, status):
 def feed_tensor(value, np_type, enum, status):
     """to_mf_tensor for a feed whose dtype is known (np_type, enum): the
     same result, with less work for the small values most feeds are."""
+    if isinstance(value, (framework.Tensor, framework.Operation)):
+        raise TypeError("The value of a feed cannot be a minflow.%s object. "
+                        "Acceptable feed values include Python scalars, "
+                        "lists and numpy ndarrays." % type(value).__name__)
     if np_type is None:
         return to_mf_tensor(value, dtypes.as_dtype(enum), status)
     arr = np.asarray(value, np_type)

@@ -98,6 +98,17 @@ def test_aligned_feeds_are_not_copied_and_outputs_never_alias_them():
     assert not _tensor._live_arrays  # every zero-copy feed was released
 
 
+def test_feed_values_must_be_values():
+    x = mf.placeholder(mf.float32, [])
+    with mf.Session() as sess:
+        y = x * 2.0
+        assert sess.run(y, {x: 1.0}) == 2.0
+        with pytest.raises(TypeError, match="cannot be a minflow.Tensor"):
+            sess.run(y, {x: mf.constant(1.0)})
+        with pytest.raises(TypeError, match="Cannot interpret feed_dict key"):
+            sess.run(x * 2.0, {"nope:0": 1.0})
+
+
 def test_feed_is_converted_to_the_placeholder_dtype():
     x = mf.placeholder(mf.float64, [3])
     with mf.Session() as sess:
