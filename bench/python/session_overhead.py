@@ -51,6 +51,10 @@ def main():
     value = np.float32(1.0)
     py_const = run_us(sess, const, None, args.runs)
     py_feed = run_us(sess, ident, {x: value}, args.runs)
+    call = sess.make_callable(ident, [x])
+    py_call = min(
+        timeit.repeat(lambda: call(value), number=args.runs,
+                      repeat=5)) / args.runs * 1e6
 
     g = mf.Graph()
     with g.as_default():
@@ -67,6 +71,8 @@ def main():
          1.5 * c["run_const_us"] + 5, "us"),
         ("Session.run, fed Placeholder -> Identity", c["run_feed_us"], py_feed,
          1.5 * c["run_feed_us"] + 5, "us"),
+        ("  the same through Session.make_callable", c["run_feed_us"],
+         py_call, 1.5 * c["run_feed_us"] + 5, "us"),
         ("build a %d-node graph" % args.nodes, c["build_us"] / 1e3,
          build / 1e3, 3 * c["build_us"] / 1e3, "ms"),
     ]

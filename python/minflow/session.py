@@ -188,6 +188,37 @@ class Session(object):
                          list(feed_dict.values()) if feed_dict else (),
                          options, run_metadata)
 
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function that runs `fetches` with the tensors of `feed_list`
+        fed from its positional arguments, as TensorFlow's: the same result
+        as run(), with the fetch structure and feeds worked out once. With
+        `accept_options`, it also takes `options` and `run_metadata`
+        keywords."""
+        feed_list = list(feed_list or [])
+        feeds = dict.fromkeys(feed_list)
+        if len(feeds) != len(feed_list):
+            raise ValueError("make_callable: feed_list names a tensor twice")
+        state = {"runner": self._runner(fetches, feeds, None)}
+
+        def call(*feed_values, **kwargs):
+            options = kwargs.pop("options", None) if accept_options else None
+            meta = kwargs.pop("run_metadata", None) if accept_options else None
+            if kwargs:
+                raise TypeError("unexpected keyword arguments: %s" %
+                                ", ".join(sorted(kwargs)))
+            if len(feed_values) != len(feed_list):
+                raise TypeError("expected %d feed values, but got %d" %
+                                (len(feed_list), len(feed_values)))
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            runner = state["runner"]
+            if (self.graph._version != self._version and
+                    self._ensure_current(runner) is None):
+                runner = state["runner"] = self._runner(fetches, feeds, None)
+            return self._run(runner, feed_values, options, meta)
+
+        return call
+
     def _runner(self, fetches, feed_dict, key):
         g = self.graph
         feeds = []

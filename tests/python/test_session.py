@@ -180,3 +180,22 @@ def test_scalars_come_back_as_numpy_scalars():
         a, b = sess.run([c, mf.identity(x)], {x: 7})
     assert type(a) is np.float32 and a == 2.5
     assert type(b) is np.int64 and b == 7
+
+
+def test_make_callable_runs_like_run():
+    x = mf.placeholder(mf.float32, [2], name="x")
+    k = mf.placeholder(mf.float32, [], name="k")
+    y = x * k
+    with mf.Session() as sess:
+        f = sess.make_callable({"y": y, "x": [x]}, feed_list=[x, "k:0"])
+        out = f([1.0, 2.0], 3.0)
+        np.testing.assert_array_equal(out["y"], [3, 6])
+        np.testing.assert_array_equal(out["x"][0], [1, 2])
+        assert f([1.0, 1.0], 0.5)["y"].tolist() == [0.5, 0.5]
+        with pytest.raises(TypeError, match="expected 2 feed values"):
+            f([1.0, 2.0])
+        g = sess.make_callable(y + 1.0, [x, k], accept_options=True)
+        meta = bytearray()
+        assert g([1.0, 1.0], 1.0, run_metadata=meta).tolist() == [2, 2]
+        with pytest.raises(ValueError, match="twice"):
+            sess.make_callable(y, [x, x])
