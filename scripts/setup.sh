@@ -13,6 +13,8 @@ packages=(
   # oneDNN, loaded at run time for float GEMMs (Note [CPU GEMM library]);
   # minflow builds and runs on Eigen without it.
   libdnnl2
+  # The Python package (python/) and its tests.
+  python3-numpy python3-cffi python3-pytest
 )
 
 missing=()

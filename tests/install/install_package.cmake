@@ -21,7 +21,9 @@ foreach(file bin/minflow ${LIBDIR}/libminflow.so
         ${LIBDIR}/cmake/minflow/minflowConfigVersion.cmake
         ${LIBDIR}/cmake/minflow/minflowTargets.cmake
         ${LIBDIR}/cmake/minflow/MinflowOpLibrary.cmake
-        ${LIBDIR}/pkgconfig/minflow.pc)
+        ${LIBDIR}/pkgconfig/minflow.pc
+        ${LIBDIR}/python/minflow/__init__.py
+        ${LIBDIR}/python/minflow/_install_paths.py)
   if(NOT EXISTS ${PREFIX}/${file})
     message(FATAL_ERROR "the installed package lacks ${file}")
   endif()

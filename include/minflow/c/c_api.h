@@ -416,6 +416,32 @@ MF_CAPI_EXPORT extern void MF_SessionRun(
     const MF_Operation* const* target_opers, int ntargets,
     MF_Buffer* run_metadata, MF_Status* status);
 
+/* ---- Op libraries and language bindings -------------------------------- */
+
+/* A custom-op library loaded into this process (TensorFlow's TF_Library). */
+typedef struct MF_Library MF_Library;
+
+/* Loads the custom-op library at `library_filename` and registers its ops
+ * and kernels (minflow/framework/load_library.h: all or none; loading the
+ * same file again returns its ops again). Errors: NotFound (no file),
+ * InvalidArgument (not a library, a malformed op), AlreadyExists (an op
+ * name taken), FailedPrecondition (built against another minflow), each
+ * naming the path. Returns a handle to delete with MF_DeleteLibraryHandle,
+ * or NULL. The library itself stays loaded for the life of the process. */
+MF_CAPI_EXPORT extern MF_Library* MF_LoadLibrary(const char* library_filename,
+                                                 MF_Status* status);
+/* The library's ops as a binary OpList, in registration order. The bytes
+ * belong to the handle (do not free them); {NULL, 0, NULL} for NULL. */
+MF_CAPI_EXPORT extern MF_Buffer MF_GetOpList(MF_Library* lib_handle);
+/* Frees the handle; the ops stay registered. */
+MF_CAPI_EXPORT extern void MF_DeleteLibraryHandle(MF_Library* lib_handle);
+
+/* `t` itself when it is the only owner of its memory, so the memory may be
+ * handed to another owner (a numpy array) without a copy; NULL when the
+ * buffer is shared (a Const of the graph, a tensor still fed), empty, or
+ * `t` is NULL. Either way `t` stays the caller's. */
+MF_CAPI_EXPORT extern MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
