@@ -207,14 +207,14 @@ Tensor Tensor::MakeRef(Tensor* target, absl::Mutex* mu,
     dtype = target->dtype();
   }
   Tensor ref(MakeRefType(dtype));
-  ref.shape_ = TensorShape();
+  ref.shape_.Clear();  // a scalar
   ref.buf_ = new RefBuffer(target, mu, owner);
   return ref;
 }
 
 Tensor Tensor::Unallocated(DataType type) {
   Tensor t(type);
-  t.shape_ = TensorShape();
+  t.shape_.Clear();  // a scalar
   return t;
 }
 
