@@ -28,6 +28,7 @@ namespace c_api {
 Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
                        const GraphDef& graph_def, std::vector<Node*>* added) {
   const VersionDef versions = g->graph.versions();
+  g->refiner.reset();  // the graph changes under it
   MF_RETURN_IF_ERROR(ImportGraphDef(options, graph_def, &g->graph, added));
   const Status s = GraphPipeline::RefineAndAttachShapes(&g->graph);
   if (!s.ok()) {
@@ -124,6 +125,27 @@ Status CompleteNodeDef(const MF_OperationDescription& desc, const OpDef& op_def,
                         OperationContext(*def), ": ");
 }
 
+// Refines `node`, just added to `g`, and attaches its shapes (Note [C API
+// graphs]). On error `node` has no results and may be removed.
+Status RefineNewOperation(MF_Graph* g, Node& node)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu) {
+  if (g->refiner == nullptr) {
+    auto refiner = std::make_unique<ShapeRefiner>(
+        g->graph.versions().producer(), g->graph.op_registry());
+    MF_RETURN_IF_ERROR(refiner->RefineGraph(g->graph));
+    refiner->AttachShapes(&g->graph);
+    g->refiner = std::move(refiner);
+    return OkStatus();
+  }
+  MF_RETURN_IF_ERROR(g->refiner->AddNode(g->graph, node));
+  std::vector<PartialTensorShape> shapes;
+  for (int i = 0; i < g->refiner->num_outputs(node.id()); ++i) {
+    shapes.push_back(g->refiner->OutputPartialShape(node.id(), i));
+  }
+  node.set_output_shapes(std::move(shapes));
+  return OkStatus();
+}
+
 StatusOr<Node*> FinishOperation(MF_OperationDescription* desc) {
   MF_RETURN_IF_ERROR(desc->status);
   MF_Graph* g = desc->graph;
@@ -139,8 +161,15 @@ StatusOr<Node*> FinishOperation(MF_OperationDescription* desc) {
   MF_RETURN_IF_ERROR(CompleteNodeDef(*desc, *op_def, def));
   *graph_def.mutable_versions() = g->graph.versions();
   std::vector<Node*> added;
-  MF_RETURN_IF_ERROR(
-      ImportAndRefine(g, GraphConstructorOptions(), graph_def, &added));
+  Status s =
+      ImportGraphDef(GraphConstructorOptions(), graph_def, &g->graph, &added);
+  if (s.ok()) s = RefineNewOperation(g, *added.at(0));
+  if (!s.ok()) {
+    for (auto it = added.rbegin(); it != added.rend(); ++it) {
+      g->graph.RemoveNode(*it);
+    }
+    return s;
+  }
   return added.at(0);
 }
 

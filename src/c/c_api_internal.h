@@ -15,6 +15,7 @@
 #include "minflow/core/tensor.h"
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
+#include "minflow/graph/shape_refiner.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/runtime/session.h"
 
@@ -42,9 +43,13 @@ struct MF_SessionOptions {
 // cast, so it stays valid as long as the graph (nodes are only removed when
 // an import or MF_FinishOperation fails, before anyone saw them). Every
 // change goes through ImportGraphDef, the importer sessions use, followed
-// by the graph pipeline's refinement of the whole graph, which leaves the
-// shapes on the nodes (they answer MF_GraphGetTensorShape); a failure
-// removes what the change added.
+// by shape refinement, which leaves the shapes on the nodes (they answer
+// MF_GraphGetTensorShape); a failure removes what the change added. An
+// import refines the whole graph. MF_FinishOperation refines only its new
+// node, with a refiner the graph keeps between operations (made from the
+// whole graph at the first operation after an import): re-refining the
+// whole graph for every operation made building an N-node graph O(N^2)
+// (10,000 operations took a minute).
 // A session copies the graph (as a GraphDef) when it is made, and holds a
 // reference so the MF_Graph outlives it.
 struct MF_Graph {
@@ -52,6 +57,9 @@ struct MF_Graph {
 
   absl::Mutex mu;
   minflow::Graph graph ABSL_GUARDED_BY(mu);
+  // The refiner MF_FinishOperation extends; null when an import changed the
+  // graph since it was made.
+  std::unique_ptr<minflow::ShapeRefiner> refiner ABSL_GUARDED_BY(mu);
   int num_sessions ABSL_GUARDED_BY(mu) = 0;
   bool delete_requested ABSL_GUARDED_BY(mu) = false;
 };

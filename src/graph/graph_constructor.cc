@@ -320,6 +320,30 @@ Status AddFunctionLibrary(const FunctionDefLibrary& library, Graph* graph) {
   return OkStatus();
 }
 
+// Kahn's algorithm over `nodes` and the edges among them, back edges left
+// out as TopologicalOrder leaves them out.
+bool NewNodesAreAcyclic(const Graph& graph, const std::vector<Node*>& nodes) {
+  std::vector<int> pending(graph.num_node_ids(), -1);  // -1: not new
+  for (const Node* n : nodes) pending[n->id()] = 0;
+  for (const Node* n : nodes) {
+    for (const Edge* e : n->in_edges()) {
+      if (pending[e->src->id()] >= 0 && !e->IsBackEdge()) ++pending[n->id()];
+    }
+  }
+  std::vector<const Node*> ready;
+  for (const Node* n : nodes) {
+    if (pending[n->id()] == 0) ready.push_back(n);
+  }
+  for (size_t head = 0; head < ready.size(); ++head) {
+    const Node* n = ready[head];
+    for (const Edge* e : n->out_edges()) {
+      if (e->IsBackEdge() || pending[e->dst->id()] < 0) continue;
+      if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
+    }
+  }
+  return ready.size() == nodes.size();
+}
+
 Status AddGraphDefNodes(const GraphConstructorOptions& options,
                         const GraphDef& graph_def, GraphDef* movable,
                         Graph* graph, std::vector<Node*>* added) {
@@ -382,7 +406,11 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
 
   if (collected == nullptr) {
     // Nodes already in the graph cannot name the new ones, so a cycle runs
-    // through new nodes only; the whole graph is ordered for simplicity.
+    // through new nodes only, and only they are ordered: adding one node
+    // to a large graph (the C API builds graphs so) must not cost the whole
+    // graph. A cycle found is reported by ordering the whole graph, which
+    // names a node on it.
+    if (NewNodesAreAcyclic(*graph, nodes)) return OkStatus();
     std::vector<Node*> order;
     return TopologicalOrder(*graph, &order);
   }

@@ -283,11 +283,93 @@ static void AttrRoundTrip(void) {
   MF_DeleteStatus(s);
 }
 
+/* Adds `op_type` named `name` on input 0 of `input`; NULL on error. */
+static MF_Operation* AddUnary(MF_Graph* g, const char* op_type,
+                              const char* name, MF_Operation* input,
+                              MF_Status* s) {
+  MF_OperationDescription* desc = MF_NewOperation(g, op_type, name);
+  MF_Output in;
+  in.oper = input;
+  in.index = 0;
+  MF_AddInput(desc, in);
+  return MF_FinishOperation(desc, s);
+}
+
+/* Whether output 0 of `op` has the inferred shape [1,2,2,1]. */
+static int IsConvShape(MF_Graph* g, MF_Operation* op, MF_Status* s) {
+  int64_t dims[4] = {0, 0, 0, 0};
+  MF_Output out;
+  out.oper = op;
+  out.index = 0;
+  if (MF_GraphGetTensorNumDims(g, out, s) != 4) return 0;
+  MF_GraphGetTensorShape(g, out, dims, 4, s);
+  return MF_GetCode(s) == MF_OK && dims[0] == 1 && dims[1] == 2 &&
+         dims[2] == 2 && dims[3] == 1;
+}
+
+/* Operations added one at a time get their shapes from the graph's kept
+ * refiner (Note [C API graphs]): after an import, on top of each other,
+ * after a failed operation, and after a second import. */
+static void ShapesOfOperationsAddedAfterImports(void) {
+  MF_Status* s = MF_NewStatus();
+  MF_Graph* g = MF_NewGraph();
+  MF_Buffer* def = MF_NewBufferFromString(kGraph, sizeof(kGraph) - 1);
+  MF_ImportGraphDefOptions* opts = MF_NewImportGraphDefOptions();
+  MF_Operation *op, *bad;
+  char name[32];
+  int i;
+
+  MF_ImportGraphDefOptionsSetPrefix(opts, "a/");
+  MF_GraphImportGraphDef(g, def, opts, s);
+  MFT_CHECK_OK(s);
+  op = AddUnary(g, "Identity", "id", MF_GraphOperationByName(g, "a/conv"), s);
+  MFT_CHECK_OK(s);
+  MFT_CHECK(IsConvShape(g, op, s));
+  for (i = 0; i < 100; ++i) {
+    snprintf(name, sizeof(name), "neg%d", i);
+    op = AddUnary(g, "Neg", name, op, s);
+    MFT_CHECK_OK(s);
+  }
+  MFT_CHECK(IsConvShape(g, op, s));
+
+  /* Rank 4 into MatMul: refused, and the graph goes on as before. */
+  {
+    MF_OperationDescription* desc = MF_NewOperation(g, "MatMul", "bad");
+    MF_Output in;
+    in.oper = op;
+    in.index = 0;
+    MF_AddInput(desc, in);
+    MF_AddInput(desc, in);
+    bad = MF_FinishOperation(desc, s);
+    MFT_CHECK(bad == NULL && MF_GetCode(s) == MF_INVALID_ARGUMENT);
+    MFT_CHECK(strstr(MF_Message(s), "bad") != NULL);
+    MFT_CHECK(MF_GraphOperationByName(g, "bad") == NULL);
+  }
+  op = AddUnary(g, "Relu", "relu", op, s);
+  MFT_CHECK_OK(s);
+  MFT_CHECK(IsConvShape(g, op, s));
+
+  MF_ImportGraphDefOptionsSetPrefix(opts, "b/");
+  MF_GraphImportGraphDef(g, def, opts, s);
+  MFT_CHECK_OK(s);
+  op = AddUnary(g, "Sigmoid", "after_b", MF_GraphOperationByName(g, "b/conv"),
+                s);
+  MFT_CHECK_OK(s);
+  MFT_CHECK(IsConvShape(g, op, s));
+  MFT_CHECK(IsConvShape(g, MF_GraphOperationByName(g, "relu"), s));
+
+  MF_DeleteImportGraphDefOptions(opts);
+  MF_DeleteBuffer(def);
+  MF_DeleteGraph(g);
+  MF_DeleteStatus(s);
+}
+
 int main(void) {
   ImportIterateAndReadAttrs();
   ExportAndReimport();
   OpListAndOpDef();
   AttrRoundTrip();
+  ShapesOfOperationsAddedAfterImports();
   printf("c_api_graph_test: OK\n");
   return 0;
 }
