@@ -67,6 +67,11 @@ def to_mf_tensor(value, dtype, status):
                 _live_arrays.pop(key, None)
                 errors.raise_from_status(status)
             return t
+    return _copied_tensor(arr, enum, dims, nd, nbytes, status)
+
+
+def _copied_tensor(arr, enum, dims, nd, nbytes, status):
+    """A new MF_Tensor* of its own memory holding a copy of `arr`."""
     t = lib.MF_AllocateTensor(enum, dims, nd, nbytes, status)
     if t == ffi.NULL:
         errors.raise_from_status(status)
@@ -91,16 +96,8 @@ def feed_tensor(value, np_type, enum, status):
     if nbytes >= _ZERO_COPY_MIN:
         return to_mf_tensor(arr, dtypes.as_dtype(enum), status)
     nd = arr.ndim
-    t = lib.MF_AllocateTensor(enum,
-                              ffi.new("int64_t[]", arr.shape) if nd else ffi.NULL,
-                              nd, nbytes, status)
-    if t == ffi.NULL:
-        errors.raise_from_status(status)
-    if nbytes:
-        if not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr)
-        ffi.memmove(lib.MF_TensorData(t), arr, nbytes)
-    return t
+    dims = ffi.new("int64_t[]", arr.shape) if nd else ffi.NULL
+    return _copied_tensor(arr, enum, dims, nd, nbytes, status)
 
 
 def fetch_value(t, np_type, shape, nbytes):
