@@ -91,14 +91,9 @@ void SetFlops(benchmark::State& state, const Problem& p) {
 // im2col sees it, a BERT-base projection of 128 tokens, wide_64's 256^3,
 // matmul_1024.
 void Shapes(benchmark::internal::Benchmark* b) {
-  const int64_t shapes[][3] = {{16, 16, 16},
-                               {64, 64, 64},
-                               {256, 256, 256},
-                               {1, 784, 512},
-                               {64, 784, 512},
-                               {4096, 288, 64},
-                               {128, 768, 768},
-                               {1024, 1024, 1024}};
+  const int64_t shapes[][3] = {
+      {16, 16, 16},   {64, 64, 64},    {256, 256, 256}, {1, 784, 512},
+      {64, 784, 512}, {4096, 288, 64}, {128, 768, 768}, {1024, 1024, 1024}};
   for (int threads : {1, 2}) {
     for (const auto& s : shapes) b->Args({s[0], s[1], s[2], threads});
   }
