@@ -136,4 +136,40 @@ REGISTER_OP("LoopCond")
 
 REGISTER_OP("ControlTrigger").SetShapeFn(shape_inference::NoOutputs);
 
+// Made only by the sequential_loops pass (Note [Sequential loops] in
+// graph/passes/sequential_loops.cc); never in a user's graph.
+REGISTER_OP("_SequentialLoop")
+    .Input("initial: T")
+    .Input("invariants: Tinvariant")
+    .Output("final: T")
+    .Attr("T: list(type) >= 1")
+    .Attr("Tinvariant: list(type) >= 0")
+    .Attr("frame_name: string")
+    .Attr("body_nodes: list(string) >= 0")
+    .Attr("var_merges: list(string)")
+    .Attr("var_switches: list(string)")
+    .Attr("invariant_enters: list(string)")
+    .Attr("cond: string")
+    .Attr("next_values: list(string)")
+    .SetIsStateful()
+    .SetShapeFn(shape_inference::UnknownShape)
+    .Doc(R"doc(Runs a TF1 while loop's frame, one iteration after another.
+
+The sequential_loops pass replaces a loop whose iterations cannot overlap
+(or whose parallel_iterations is 1) by this node: the loop's cond and body
+nodes run in order on the calling thread, without the executor's per-node
+hand-offs. Its results are the values the loop's Exits would have had.
+initial: the loop variables' values on entry (the Enters' inputs).
+invariants: the values of the loop's constant Enters.
+final: each loop variable's value when the condition turned false.
+body_nodes: the frame's nodes as serialized NodeDefs, in an order where
+  each node follows its inputs; their inputs name other body nodes or the
+  names below.
+var_merges: per loop variable, the Merge whose output 0 is its value.
+var_switches: per loop variable, the Switch whose output 1 is its value
+  in the body.
+invariant_enters: per invariant, the Enter whose output 0 is its value.
+cond: the tensor the loop's LoopCond reads, as "node:index".
+next_values: per loop variable, the tensor its NextIteration reads.)doc");
+
 }  // namespace minflow

@@ -3,6 +3,7 @@
 // (Enter/Exit/NextIteration/LoopCond frames and iterations), nesting, and
 // the errors for graphs whose control flow is malformed. The graphs are
 // shaped the way tf.cond and tf.while_loop build them.
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,8 +25,23 @@ using GraphBuilder = ::minflow::testing::Tf1GraphBuilder;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-std::unique_ptr<Session> MakeSession(const GraphDef& graph, int inter_op = 2) {
+// The ctest entry control_flow_test_executor_loops sets
+// MINFLOW_TEST_LOOP_OPTIMIZATION=off, so the loops below also run frame by
+// frame in the executor instead of as _SequentialLoop nodes (Note
+// [Sequential loops] in graph/passes/sequential_loops.cc).
+SessionOptions TestSessionOptions() {
   SessionOptions options;
+  const char* loops = std::getenv("MINFLOW_TEST_LOOP_OPTIMIZATION");
+  if (loops != nullptr && std::string(loops) == "off") {
+    options.config.mutable_graph_options()
+        ->mutable_rewrite_options()
+        ->set_loop_optimization(RewriterConfig::OFF);
+  }
+  return options;
+}
+
+std::unique_ptr<Session> MakeSession(const GraphDef& graph, int inter_op = 2) {
+  SessionOptions options = TestSessionOptions();
   options.config.set_inter_op_parallelism_threads(inter_op);
   auto session = Session::Create(graph, options);
   EXPECT_TRUE(session.ok()) << session.status();
@@ -260,7 +276,7 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrorsNamingTheNode) {
     GraphBuilder b;
     b.Const("c", 1);
     b.Add("exit", "Exit", {"c"});
-    auto session = Session::Create(b.graph(), SessionOptions());
+    auto session = Session::Create(b.graph(), TestSessionOptions());
     ASSERT_TRUE(session.ok());
     std::vector<Tensor> out;
     EXPECT_THAT((*session)->Run({}, {"exit"}, {}, &out),
@@ -273,7 +289,7 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrorsNamingTheNode) {
     b.Const("c", 1);
     b.Enter("enter", "c", "frame");
     b.Add("mixed", "AddV2", {"enter", "c"});
-    auto session = Session::Create(b.graph(), SessionOptions());
+    auto session = Session::Create(b.graph(), TestSessionOptions());
     ASSERT_TRUE(session.ok());
     std::vector<Tensor> out;
     EXPECT_THAT((*session)->Run({}, {"mixed"}, {}, &out),
@@ -287,13 +303,13 @@ TEST(ControlFlowTest, MalformedFramesAreClearErrorsNamingTheNode) {
 TEST(ControlFlowTest, BackEdgesAreNotCyclesButRealCyclesAre) {
   // The counting loop imports (its NextIteration -> Merge edge is a back
   // edge); a cycle without a NextIteration does not.
-  MF_EXPECT_OK(
-      Session::Create(::minflow::testing::CountingLoopGraph(), SessionOptions())
-          .status());
+  MF_EXPECT_OK(Session::Create(::minflow::testing::CountingLoopGraph(),
+                               TestSessionOptions())
+                   .status());
   GraphBuilder b;
   b.Add("a", "Identity", {"b"});
   b.Add("b", "Identity", {"a"});
-  EXPECT_THAT(Session::Create(b.graph(), SessionOptions()).status(),
+  EXPECT_THAT(Session::Create(b.graph(), TestSessionOptions()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cycle")));
 }
 
