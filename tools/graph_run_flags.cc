@@ -1,5 +1,6 @@
 #include "tools/graph_run_flags.h"
 
+#include <algorithm>
 #include <random>
 #include <unordered_set>
 
@@ -16,6 +17,7 @@
 #include "minflow/framework/op.h"
 #include "minflow/framework/tensor_literal.h"
 #include "minflow/graph/graph_constructor.h"
+#include "minflow/graph/optimization_registry.h"
 #include "minflow/graph/subgraph.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/trace.h"
@@ -105,6 +107,13 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
       MF_RETURN_IF_ERROR(value(&flags->trace));
     } else if (name == "--log-device-placement") {
       flags->log_placement = true;
+    } else if (name == "--disable") {
+      MF_RETURN_IF_ERROR(value(&v));
+      PassSelection selection;
+      selection.disabled = {v};
+      MF_RETURN_IF_ERROR(
+          OptimizationPassRegistry::Global()->CheckSelection(selection));
+      flags->disabled_passes.push_back(v);
     } else if (absl::StartsWith(arg, "-")) {
       MF_ASSIGN_OR_RETURN(const bool known, extra(name, value));
       if (!known) return errors::InvalidArgument("Unknown option '", arg, "'");
@@ -153,6 +162,9 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
   --trace FILE            Write a step's timeline as Chrome trace JSON (open
                           it in ui.perfetto.dev or chrome://tracing).
   --log-device-placement  Print each node's device to stderr.
+  --disable PASS          Turn an optimisation pass off (repeatable; see
+                          minflow optimize --passes). Results stay the
+                          same; speed and node counts may not.
   --load LIB              Load a custom-op library first (repeatable).
 )";
 }
@@ -316,6 +328,17 @@ SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
   options.config.set_intra_op_parallelism_threads(flags.threads);
   options.config.set_inter_op_parallelism_threads(flags.inter_op);
   options.config.set_log_device_placement(flags.log_placement);
+  if (!flags.disabled_passes.empty()) {
+    RewriterConfig* rewriter =
+        options.config.mutable_graph_options()->mutable_rewrite_options();
+    for (const auto* entry : OptimizationPassRegistry::Global()->Passes()) {
+      const std::string name(entry->pass->name());
+      if (std::find(flags.disabled_passes.begin(), flags.disabled_passes.end(),
+                    name) == flags.disabled_passes.end()) {
+        rewriter->add_optimizers(name);
+      }
+    }
+  }
   if (flags.device == "cpu") {
     (*options.config.mutable_device_count())["GPU"] = 0;
   } else if (flags.device == "gpu") {

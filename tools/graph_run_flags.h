@@ -42,6 +42,8 @@ struct GraphRunFlags {
   bool log_placement = false;
   // Seeds the random: feeds (and bench's generated inputs).
   uint64_t seed = kDefaultRandomSeed;
+  // Optimisation passes switched off (--disable), by name.
+  std::vector<std::string> disabled_passes;
 };
 
 // Hands a subcommand the flags ParseGraphRunFlags does not know. `value`
@@ -84,7 +86,9 @@ Status MakeFeeds(const GraphDef& graph_def, const GraphRunFlags& flags,
 // Outputs of the nodes nothing consumes: what a user most likely wants.
 std::vector<std::string> DefaultFetches(const GraphDef& graph_def);
 
-// SessionOptions for the flags. --device gpu asks for GPU:0 on every node
+// SessionOptions for the flags. --disable leaves the named passes out of
+// rewrite_options.optimizers, which then lists every other registered
+// pass. --device gpu asks for GPU:0 on every node
 // without a request (soft placement keeps ops without a GPU kernel on the
 // CPU, unless --no-soft-placement), which is why the GraphDef may change.
 SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
