@@ -323,8 +323,9 @@ MF_UNARY_OP("Abs", "bfloat16, half, float, double, int8, int16, int32, int64",
             "Absolute value of each element of x.\n\nOn integers the most "
             "negative value stays itself, as in two's complement.");
 MF_UNARY_OP("Sign", MF_UNARY_SIGNED_TYPES,
-            "-1, 0 or 1 by the sign of each element of x.\n\nA NaN stays NaN. "
-            "For complex x it is x / |x|, and 0 where x is 0.");
+            "-1, 0 or 1 by the sign of each element of x.\n\nFor complex x "
+            "TensorFlow gives x / |x|; minflow's CPU kernel takes real types "
+            "only.");
 MF_UNARY_OP(
     "Square",
     "bfloat16, half, float, double, int8, int16, int32, int64, uint8, "
@@ -390,8 +391,8 @@ MF_UNARY_OP("Round", MF_UNARY_SIGNED_TYPES,
             "Rounds each element of x to the nearest integer, ties to "
             "even.\n\nIntegers pass through unchanged.");
 MF_UNARY_OP("Reciprocal", MF_UNARY_SIGNED_TYPES,
-            "1 / x for each element of x.\n\nOn integers this is integer "
-            "division: 0 for |x| > 1.");
+            "1 / x for each element of x.\n\nminflow's CPU kernel takes "
+            "floating types only.");
 
 #undef MF_UNARY_OP
 #undef MF_UNARY_REAL_TYPES
@@ -987,7 +988,8 @@ REGISTER_OP("Range")
     .Doc(R"doc(
 The sequence start, start + delta, ... up to but excluding limit.
 
-The length is ceil((limit - start) / delta), or 0 when that is negative.
+The length is ceil((limit - start) / delta). A delta that steps away from
+limit is an error.
 
 start: A scalar.
 limit: A scalar, not part of the sequence.

@@ -136,9 +136,9 @@ REGISTER_OP("QuantizeAndDequantizeV2")
     .Doc(R"doc(
 Rounds input as a round trip through a num_bits integer would, staying in float.
 
-The range [min, max] is widened on one side so that 0 maps exactly, and the
-end further from 0 sets the scale; the output is round(input * scale) /
-scale.
+The range [min, max] is widened on one side so that 0 maps exactly: the
+end that needs the coarser step sets the scale, and the output is
+round(input * scale) / scale.
 
 input_min: The lower end of the range, when range_given; a scalar, or a
   vector with one value per slice of axis.
