@@ -49,6 +49,10 @@ def test_docstring_starts_with_the_op_summary():
     assert "The inner dimensions, after the optional transposes" in doc
     assert "transpose_a: An optional `bool`. Defaults to `False`. Use the " \
            "transpose of a." in doc
+    # A description's later lines stay indented under its Args entry.
+    assert "begin_mask: An optional `int`. Defaults to `0`. Bit i set " \
+           "ignores begin[i] and starts from the first (or, with\n    a " \
+           "negative stride, last) element." in mf.ops.strided_slice.__doc__
     fns = [f for f in vars(mf.raw_ops).values() if hasattr(f, "op_type")]
     assert len(fns) > 200
     for fn in fns:
