@@ -284,9 +284,9 @@ REGISTER_OP("NonMaxSuppressionV5")
     .Doc(R"doc(
 NonMaxSuppressionV4 with optional soft suppression, also returning the scores.
 
-With soft_nms_sigma > 0, an overlapping box is not dropped: its score decays
-by exp(-iou^2 / (2 * soft_nms_sigma)) (a Gaussian of the overlap) and it stays a
-candidate while its score is above score_threshold.
+With soft_nms_sigma > 0, an overlapping box is not dropped: its score
+decays by exp(-iou^2 / (2 * soft_nms_sigma)), a Gaussian of the overlap, and
+it stays a candidate while its score is above score_threshold.
 
 boxes: [num_boxes, 4], each [y1, x1, y2, x2]; either corner order works.
 scores: [num_boxes], one score per box.
