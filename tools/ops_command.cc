@@ -342,7 +342,9 @@ Subcommands:
             names start with '_'; --summary prints one signature line per op;
             --pbtxt prints the whole registry as a text OpList (an ops.pbtxt).
   show      Each named op's OpDef in protobuf text format, and who registered
-            it. Unknown names fail, suggesting close names.
+            it. The OpDef carries the op's documentation: summary,
+            description, and a description per input, output and attr where
+            one was written. Unknown names fail, suggesting close names.
   validate  Reads an OpList (text format; binary if FILE ends in .pb) and
             checks every OpDef as the registry would (names, attr types,
             defaults against constraints, arg typing, duplicates). Prints

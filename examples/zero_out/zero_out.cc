@@ -48,6 +48,8 @@ Zeroes every element of a vector but the one at `preserve_index`.
 
 to_zero: the vector.
 zeroed: `to_zero` with every other element set to zero.
+preserve_index: The index of the element kept; less than the vector's
+  length.
 )doc");
 
 template <typename T>

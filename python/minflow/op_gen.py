@@ -383,6 +383,12 @@ def _default_text(attr):
     return repr(v)
 
 
+def _continued(text):
+    """An argument's description, its later lines indented under the first
+    (Google style, as help() and doc tools read an Args entry)."""
+    return text.replace("\n", "\n    ")
+
+
 def _docstring(od, info):
     lines = []
     if od.summary:
@@ -395,7 +401,7 @@ def _docstring(od, info):
     for arg in od.input_arg:
         text = "  %s: %s." % (_py_name(arg.name), _type_text(arg, info))
         if arg.description:
-            text += " " + arg.description
+            text += " " + _continued(arg.description)
         lines.append(text)
     for a in info.arg_attrs:
         text = "  %s: %s `%s`." % (_py_name(a.name), "An optional"
@@ -408,7 +414,7 @@ def _docstring(od, info):
         if a.has_default:
             text += " Defaults to `%s`." % _default_text(a)
         if a.description:
-            text += " " + a.description
+            text += " " + _continued(a.description)
         lines.append(text)
     lines.append("  name: A name for the operation (optional).")
     lines += ["", "Returns:"]
@@ -417,7 +423,7 @@ def _docstring(od, info):
     for arg in od.output_arg:
         text = "  %s: %s." % (arg.name, _type_text(arg))
         if arg.description:
-            text += " " + arg.description
+            text += " " + _continued(arg.description)
         lines.append(text)
     return "\n".join(lines)
 

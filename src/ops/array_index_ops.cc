@@ -272,7 +272,14 @@ REGISTER_OP("Slice")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Index: {int32, int64}")
-    .SetShapeFn(shape_inference::SliceShape);
+    .SetShapeFn(shape_inference::SliceShape)
+    .Doc(R"doc(
+The block of input that starts at begin and has the given size.
+
+begin: A vector, the first index in each dimension.
+size: A vector, the extent in each dimension; -1 takes everything from
+  begin to the end of that dimension.
+)doc");
 
 REGISTER_OP("StridedSlice")
     .Input("input: T")
@@ -287,7 +294,24 @@ REGISTER_OP("StridedSlice")
     .Attr("ellipsis_mask: int = 0")
     .Attr("new_axis_mask: int = 0")
     .Attr("shrink_axis_mask: int = 0")
-    .SetShapeFn(StridedSliceShape);
+    .SetShapeFn(StridedSliceShape)
+    .Doc(R"doc(
+Python-style slicing input[begin:end:strides] with numpy's index syntax.
+
+Entry i of begin, end and strides slices one dimension, as begin:end:stride
+does in Python: negative indices count from the end, and out-of-range ones
+are clamped. Each mask is a bit field whose bit i changes entry i.
+
+begin_mask: Bit i set ignores begin[i] and starts from the first (or, with
+  a negative stride, last) element.
+end_mask: Bit i set ignores end[i] and runs to the end.
+ellipsis_mask: Bit i set makes entry i an ellipsis (...) standing for all the
+  dimensions not otherwise sliced. At most one bit.
+new_axis_mask: Bit i set makes entry i insert a dimension of size 1
+  (numpy's newaxis).
+shrink_axis_mask: Bit i set takes the single element begin[i] of that
+  dimension and removes the dimension, as a plain integer index does.
+)doc");
 
 REGISTER_OP("GatherV2")
     .Input("params: Tparams")
@@ -298,7 +322,18 @@ REGISTER_OP("GatherV2")
     .Attr("Tparams: type")
     .Attr("Tindices: {int16, int32, int64}")
     .Attr("Taxis: {int32, int64}")
-    .SetShapeFn(GatherV2Shape);
+    .SetShapeFn(GatherV2Shape)
+    .Doc(R"doc(
+Slices of params along axis, picked by indices.
+
+The output's shape is params.shape[:axis] + indices.shape[batch_dims:] +
+params.shape[axis + 1:]. An index outside [0, params.shape[axis]) is an
+error.
+
+axis: A scalar; negative counts from the end.
+batch_dims: The number of leading dimensions that params and indices share
+  and that are matched one to one instead of gathered over.
+)doc");
 
 REGISTER_OP("OneHot")
     .Input("indices: TI")
@@ -309,7 +344,18 @@ REGISTER_OP("OneHot")
     .Output("output: T")
     .Attr("T: type")
     .Attr("TI: {uint8, int8, int32, int64} = DT_INT64")
-    .SetShapeFn(OneHotShape);
+    .SetShapeFn(OneHotShape)
+    .Doc(R"doc(
+A one-hot encoding of indices: on_value at each index, off_value elsewhere.
+
+A new dimension of size depth goes at axis. An index outside [0, depth)
+gives a row of only off_value, not an error.
+
+depth: A scalar, the size of the new dimension.
+on_value: A scalar.
+off_value: A scalar.
+axis: Where the new dimension goes; -1 appends it.
+)doc");
 
 REGISTER_OP("GatherNd")
     .Input("params: Tparams")
@@ -318,7 +364,16 @@ REGISTER_OP("GatherNd")
     .Attr("Tparams: type")
     .Attr("Tindices: {int16, int32, int64}")
     .Attr("bad_indices_policy: string = ''")
-    .SetShapeFn(GatherNdShape);
+    .SetShapeFn(GatherNdShape)
+    .Doc(R"doc(
+Slices of params addressed by the index tuples in the last dimension of indices.
+
+With K = indices.shape[-1], each tuple names a slice params[i0, ..., iK-1];
+the output's shape is indices.shape[:-1] + params.shape[K:].
+
+bad_indices_policy: "" or "DEFAULT" or "ERROR": an out-of-range tuple is an
+  error. "IGNORE": its slice is zeros.
+)doc");
 
 REGISTER_OP("ScatterNd")
     .Input("indices: Tindices")
@@ -328,7 +383,17 @@ REGISTER_OP("ScatterNd")
     .Attr("T: type")
     .Attr("Tindices: {int16, int32, int64}")
     .Attr("bad_indices_policy: string = ''")
-    .SetShapeFn(ScatterNdShape);
+    .SetShapeFn(ScatterNdShape)
+    .Doc(R"doc(
+A zero tensor of the given shape with updates added at index tuples.
+
+Duplicate tuples add up. With K = indices.shape[-1], updates has shape
+indices.shape[:-1] + shape[K:].
+
+shape: A vector, the output's shape.
+bad_indices_policy: "" or "DEFAULT" or "ERROR": an out-of-range tuple is an
+  error. "IGNORE": its update is skipped.
+)doc");
 
 REGISTER_OP("TensorScatterUpdate")
     .Input("tensor: T")
@@ -338,7 +403,17 @@ REGISTER_OP("TensorScatterUpdate")
     .Attr("T: type")
     .Attr("Tindices: {int16, int32, int64, uint16}")
     .Attr("bad_indices_policy: string = ''")
-    .SetShapeFn(TensorScatterShape);
+    .SetShapeFn(TensorScatterShape)
+    .Doc(R"doc(
+A copy of tensor with the slices at index tuples replaced by updates.
+
+With K = indices.shape[-1], updates has shape indices.shape[:-1] +
+tensor.shape[K:]. For duplicate tuples the last update wins (TensorFlow
+leaves that order unspecified).
+
+bad_indices_policy: "" or "DEFAULT" or "ERROR": an out-of-range tuple is an
+  error. "IGNORE": its update is skipped.
+)doc");
 
 REGISTER_OP("TensorScatterAdd")
     .Input("tensor: T")
@@ -348,6 +423,15 @@ REGISTER_OP("TensorScatterAdd")
     .Attr("T: type")
     .Attr("Tindices: {int32, int64}")
     .Attr("bad_indices_policy: string = ''")
-    .SetShapeFn(TensorScatterShape);
+    .SetShapeFn(TensorScatterShape)
+    .Doc(R"doc(
+A copy of tensor with updates added to the slices at index tuples.
+
+With K = indices.shape[-1], updates has shape indices.shape[:-1] +
+tensor.shape[K:]. Duplicate tuples add up.
+
+bad_indices_policy: "" or "DEFAULT" or "ERROR": an out-of-range tuple is an
+  error. "IGNORE": its update is skipped.
+)doc");
 
 }  // namespace minflow

@@ -790,51 +790,83 @@ REGISTER_OP("Const")
     .Output("output: dtype")
     .Attr("value: tensor")
     .Attr("dtype: type")
-    .SetShapeFn(ConstShape);
+    .SetShapeFn(ConstShape)
+    .Doc(R"doc(
+A tensor fixed in the graph: its value attr.
+
+value: The tensor the op outputs.
+dtype: The type of value.
+)doc");
 
 REGISTER_OP("Placeholder")
     .Output("output: dtype")
     .Attr("dtype: type")
     .Attr("shape: shape = { unknown_rank: true }")
-    .SetShapeFn(PlaceholderShape);
+    .SetShapeFn(PlaceholderShape)
+    .Doc(R"doc(
+A tensor that each run must feed; running it unfed is an error.
+
+shape: The shape a fed value must have. Unknown dimensions accept any size;
+  the default, unknown rank, accepts any shape.
+)doc");
 
 REGISTER_OP("PlaceholderWithDefault")
     .Input("input: dtype")
     .Output("output: dtype")
     .Attr("dtype: type")
     .Attr("shape: shape")
-    .SetShapeFn(PlaceholderWithDefaultShape);
+    .SetShapeFn(PlaceholderWithDefaultShape)
+    .Doc(R"doc(
+Passes input through unless the run feeds another value.
+
+The output's static shape is the shape attr, not input's, so a feed may be
+any shape that shape allows.
+
+input: The value used when nothing is fed.
+shape: The shape a fed value must have; it must also admit input's shape.
+)doc");
 
 REGISTER_OP("Identity")
     .Input("input: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("Outputs its input unchanged.");
 
 REGISTER_OP("RefIdentity")
     .Input("input: Ref(T)")
     .Output("output: Ref(T)")
     .Attr("T: type")
     .SetShapeFn(shape_inference::UnchangedShape)
-    .SetAllowsUninitializedInput();
+    .SetAllowsUninitializedInput()
+    .Doc("Forwards a reference (such as a VariableV2's) unchanged.");
 
 REGISTER_OP("IdentityN")
     .Input("input: T")
     .Output("output: T")
     .Attr("T: list(type)")
-    .SetShapeFn(IdentityNShape);
+    .SetShapeFn(IdentityNShape)
+    .Doc("Outputs each of its inputs unchanged.");
 
 REGISTER_OP("StopGradient")
     .Input("input: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Outputs its input unchanged; gradients do not flow through it.
+)doc");
 
 REGISTER_OP("ZerosLike")
     .Input("x: T")
     .Output("y: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+A tensor of zeros with the shape and type of x.
+
+For strings, every element is the empty string.
+)doc");
 
 REGISTER_OP("OnesLike")
     .Input("x: T")
@@ -842,27 +874,35 @@ REGISTER_OP("OnesLike")
     .Attr(
         "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, "
         "uint32, int64, uint64, complex64, complex128, bool}")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("A tensor of ones with the shape and type of x.");
 
 REGISTER_OP("Shape")
     .Input("input: T")
     .Output("output: out_type")
     .Attr("T: type")
     .Attr("out_type: {int32, int64} = DT_INT32")
-    .SetShapeFn(ShapeOpShape);
+    .SetShapeFn(ShapeOpShape)
+    .Doc(R"doc(
+The shape of input as a vector.
+
+out_type: int32 or int64; a dimension too large for int32 is an error.
+)doc");
 
 REGISTER_OP("Size")
     .Input("input: T")
     .Output("output: out_type")
     .Attr("T: type")
     .Attr("out_type: {int32, int64} = DT_INT32")
-    .SetShapeFn(shape_inference::ScalarShape);
+    .SetShapeFn(shape_inference::ScalarShape)
+    .Doc("The number of elements of input, as a scalar.");
 
 REGISTER_OP("Rank")
     .Input("input: T")
     .Output("output: int32")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::ScalarShape);
+    .SetShapeFn(shape_inference::ScalarShape)
+    .Doc("The number of dimensions of input, as an int32 scalar.");
 
 REGISTER_OP("Reshape")
     .Input("tensor: T")
@@ -870,7 +910,13 @@ REGISTER_OP("Reshape")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tshape: {int32, int64} = DT_INT32")
-    .SetShapeFn(ReshapeShape);
+    .SetShapeFn(ReshapeShape)
+    .Doc(R"doc(
+Gives tensor a new shape with the same elements in the same order.
+
+shape: A vector of the new dimensions. One of them may be -1: it is inferred
+  so that the number of elements does not change.
+)doc");
 
 REGISTER_OP("ExpandDims")
     .Input("input: T")
@@ -878,14 +924,26 @@ REGISTER_OP("ExpandDims")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tdim: {int32, int64} = DT_INT32")
-    .SetShapeFn(ExpandDimsShape);
+    .SetShapeFn(ExpandDimsShape)
+    .Doc(R"doc(
+Inserts a dimension of size 1 into input's shape at index dim.
+
+dim: A scalar in [-rank - 1, rank]; negative values count from the end, so
+  -1 appends the new dimension.
+)doc");
 
 REGISTER_OP("Squeeze")
     .Input("input: T")
     .Output("output: T")
     .Attr("T: type")
     .Attr("squeeze_dims: list(int) >= 0 = []")
-    .SetShapeFn(SqueezeShape);
+    .SetShapeFn(SqueezeShape)
+    .Doc(R"doc(
+Removes dimensions of size 1 from input's shape.
+
+squeeze_dims: The dimensions to remove, negative counting from the end; each
+  must be 1. Empty removes every dimension of size 1.
+)doc");
 
 REGISTER_OP("Transpose")
     .Input("x: T")
@@ -893,7 +951,12 @@ REGISTER_OP("Transpose")
     .Output("y: T")
     .Attr("T: type")
     .Attr("Tperm: {int32, int64} = DT_INT32")
-    .SetShapeFn(TransposeShape);
+    .SetShapeFn(TransposeShape)
+    .Doc(R"doc(
+Permutes the dimensions of x: dimension i of y is dimension perm[i] of x.
+
+perm: A permutation of 0 .. rank(x) - 1.
+)doc");
 
 REGISTER_OP("ConcatV2")
     .Input("values: N * T")
@@ -902,7 +965,14 @@ REGISTER_OP("ConcatV2")
     .Attr("N: int >= 2")
     .Attr("T: type")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(shape_inference::ConcatV2Shape);
+    .SetShapeFn(shape_inference::ConcatV2Shape)
+    .Doc(R"doc(
+Joins the N values along one axis.
+
+The values agree in every dimension but axis.
+
+axis: A scalar; negative counts from the end.
+)doc");
 
 REGISTER_OP("Pack")
     .Input("values: N * T")
@@ -910,7 +980,12 @@ REGISTER_OP("Pack")
     .Attr("N: int >= 1")
     .Attr("T: type")
     .Attr("axis: int = 0")
-    .SetShapeFn(PackShape);
+    .SetShapeFn(PackShape)
+    .Doc(R"doc(
+Stacks N tensors of the same shape into one of rank one higher.
+
+axis: Where the new dimension of size N goes; negative counts from the end.
+)doc");
 
 REGISTER_OP("Unpack")
     .Input("value: T")
@@ -918,7 +993,13 @@ REGISTER_OP("Unpack")
     .Attr("num: int >= 0")
     .Attr("T: type")
     .Attr("axis: int = 0")
-    .SetShapeFn(UnpackShape);
+    .SetShapeFn(UnpackShape)
+    .Doc(R"doc(
+Splits value along an axis into num tensors, removing that axis.
+
+num: The size of value along axis.
+axis: The axis to unpack along; negative counts from the end.
+)doc");
 
 REGISTER_OP("Split")
     .Input("split_dim: int32")
@@ -926,7 +1007,13 @@ REGISTER_OP("Split")
     .Output("output: num_split * T")
     .Attr("num_split: int >= 1")
     .Attr("T: type")
-    .SetShapeFn(SplitShape);
+    .SetShapeFn(SplitShape)
+    .Doc(R"doc(
+Splits value into num_split equal parts along split_dim.
+
+split_dim: A scalar axis; negative counts from the end. Its size must be a
+  multiple of num_split.
+)doc");
 
 REGISTER_OP("SplitV")
     .Input("value: T")
@@ -936,7 +1023,14 @@ REGISTER_OP("SplitV")
     .Attr("num_split: int >= 1")
     .Attr("T: type")
     .Attr("Tlen: {int8, int32, int64} = DT_INT64")
-    .SetShapeFn(SplitVShape);
+    .SetShapeFn(SplitVShape)
+    .Doc(R"doc(
+Splits value along split_dim into parts of the sizes in size_splits.
+
+size_splits: A vector of num_split sizes that add up to the size of the
+  split dimension; one of them may be -1, standing for what is left.
+split_dim: A scalar axis; negative counts from the end.
+)doc");
 
 REGISTER_OP("Fill")
     .Input("dims: index_type")
@@ -944,7 +1038,13 @@ REGISTER_OP("Fill")
     .Output("output: T")
     .Attr("T: type")
     .Attr("index_type: {int32, int64} = DT_INT32")
-    .SetShapeFn(FillShape);
+    .SetShapeFn(FillShape)
+    .Doc(R"doc(
+A tensor of shape dims with every element equal to value.
+
+dims: A vector, the output's shape.
+value: A scalar.
+)doc");
 
 REGISTER_OP("Tile")
     .Input("input: T")
@@ -952,7 +1052,12 @@ REGISTER_OP("Tile")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tmultiples: {int32, int64} = DT_INT32")
-    .SetShapeFn(TileShape);
+    .SetShapeFn(TileShape)
+    .Doc(R"doc(
+Repeats input multiples[i] times along each dimension i.
+
+multiples: A vector as long as input's rank.
+)doc");
 
 REGISTER_OP("Pad")
     .Input("input: T")
@@ -960,7 +1065,13 @@ REGISTER_OP("Pad")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tpaddings: {int32, int64} = DT_INT32")
-    .SetShapeFn(PadShape);
+    .SetShapeFn(PadShape)
+    .Doc(R"doc(
+Pads input with zeros.
+
+paddings: An [rank, 2] matrix: for dimension i, how many elements to add
+  before (paddings[i, 0]) and after (paddings[i, 1]) it.
+)doc");
 
 REGISTER_OP("PadV2")
     .Input("input: T")
@@ -969,7 +1080,14 @@ REGISTER_OP("PadV2")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tpaddings: {int32, int64} = DT_INT32")
-    .SetShapeFn(PadShape);
+    .SetShapeFn(PadShape)
+    .Doc(R"doc(
+Pads input with a given value.
+
+paddings: An [rank, 2] matrix: for dimension i, how many elements to add
+  before (paddings[i, 0]) and after (paddings[i, 1]) it.
+constant_values: A scalar, the value of the added elements.
+)doc");
 
 REGISTER_OP("MirrorPad")
     .Input("input: T")
@@ -978,7 +1096,15 @@ REGISTER_OP("MirrorPad")
     .Attr("T: type")
     .Attr("Tpaddings: {int32, int64} = DT_INT32")
     .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
-    .SetShapeFn(MirrorPadShape);
+    .SetShapeFn(MirrorPadShape)
+    .Doc(R"doc(
+Pads input with mirror images of its edges.
+
+paddings: An [rank, 2] matrix: for dimension i, how many elements to add
+  before (paddings[i, 0]) and after (paddings[i, 1]) it.
+mode: REFLECT mirrors without repeating the edge element (at most size - 1
+  per side); SYMMETRIC repeats it (at most size per side).
+)doc");
 
 REGISTER_OP("BroadcastTo")
     .Input("input: T")
@@ -986,20 +1112,37 @@ REGISTER_OP("BroadcastTo")
     .Output("output: T")
     .Attr("T: type")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(BroadcastToShape);
+    .SetShapeFn(BroadcastToShape)
+    .Doc(R"doc(
+Broadcasts input to the given shape, as numpy does.
+
+shape: A vector; input's shape must broadcast to it.
+)doc");
 
 REGISTER_OP("BroadcastArgs")
     .Input("s0: T")
     .Input("s1: T")
     .Output("r0: T")
     .Attr("T: {int32, int64} = DT_INT32")
-    .SetShapeFn(BroadcastArgsShape);
+    .SetShapeFn(BroadcastArgsShape)
+    .Doc(R"doc(
+The shape that two shapes broadcast to, as numpy does.
+
+s0: A shape vector.
+s1: A shape vector.
+)doc");
 
 REGISTER_OP("Where")
     .Input("input: T")
     .Attr("T: {numbertype, bool} = DT_BOOL")
     .Output("index: int64")
-    .SetShapeFn(WhereShape);
+    .SetShapeFn(WhereShape)
+    .Doc(R"doc(
+The coordinates of the true (or nonzero) elements of input.
+
+The output is an [n, rank] matrix, one row per such element, in row-major
+order.
+)doc");
 
 REGISTER_OP("ReverseV2")
     .Input("tensor: T")
@@ -1009,13 +1152,23 @@ REGISTER_OP("ReverseV2")
     .Attr(
         "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
         "bfloat16, half, float, double, complex64, complex128, string}")
-    .SetShapeFn(ReverseV2Shape);
+    .SetShapeFn(ReverseV2Shape)
+    .Doc(R"doc(
+Reverses tensor along the given axes.
+
+axis: A vector of distinct axes; negative counts from the end.
+)doc");
 
 REGISTER_OP("InvertPermutation")
     .Input("x: T")
     .Output("y: T")
     .Attr("T: {int32, int64} = DT_INT32")
-    .SetShapeFn(InvertPermutationShape);
+    .SetShapeFn(InvertPermutationShape)
+    .Doc(R"doc(
+The inverse of a permutation vector: y[x[i]] = i.
+
+x: A permutation of 0 .. n - 1.
+)doc");
 
 REGISTER_OP("ShapeN")
     .Input("input: N * T")
@@ -1023,20 +1176,29 @@ REGISTER_OP("ShapeN")
     .Attr("N: int >= 1")
     .Attr("T: type")
     .Attr("out_type: {int32, int64} = DT_INT32")
-    .SetShapeFn(ShapeNShape);
+    .SetShapeFn(ShapeNShape)
+    .Doc("The shape of each input, as N vectors.");
 
 REGISTER_OP("EnsureShape")
     .Input("input: T")
     .Output("output: T")
     .Attr("shape: shape")
     .Attr("T: type")
-    .SetShapeFn(EnsureShapeShape);
+    .SetShapeFn(EnsureShapeShape)
+    .Doc(R"doc(
+Passes input through, failing the run if its shape is not compatible with shape.
+
+shape: The expected shape; unknown dimensions accept any size.
+)doc");
 
 REGISTER_OP("Snapshot")
     .Input("input: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+A copy of input that later in-place updates of input do not change.
+)doc");
 
 REGISTER_OP("Unique")
     .Input("x: T")
@@ -1044,7 +1206,13 @@ REGISTER_OP("Unique")
     .Output("idx: out_idx")
     .Attr("T: type")
     .Attr("out_idx: {int32, int64} = DT_INT32")
-    .SetShapeFn(UniqueShape);
+    .SetShapeFn(UniqueShape)
+    .Doc(R"doc(
+The distinct elements of a vector, in the order they first appear.
+
+y: The distinct elements of x.
+idx: For each element of x, its index in y, so that x[i] == y[idx[i]].
+)doc");
 
 REGISTER_OP("ReverseSequence")
     .Input("input: T")
@@ -1054,6 +1222,16 @@ REGISTER_OP("ReverseSequence")
     .Attr("batch_dim: int = 0")
     .Attr("T: type")
     .Attr("Tlen: {int32, int64} = DT_INT64")
-    .SetShapeFn(ReverseSequenceShape);
+    .SetShapeFn(ReverseSequenceShape)
+    .Doc(R"doc(
+Reverses the first seq_lengths[b] elements along seq_dim of each batch entry b.
+
+Elements past a sequence's length keep their place.
+
+seq_lengths: A vector as long as input's batch dimension; each at most the
+  size of seq_dim.
+seq_dim: The axis that is reversed.
+batch_dim: The axis that indexes the sequences.
+)doc");
 
 }  // namespace minflow

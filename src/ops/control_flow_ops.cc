@@ -60,7 +60,15 @@ REGISTER_OP("Switch")
     .Output("output_false: T")
     .Output("output_true: T")
     .Attr("T: type")
-    .SetShapeFn(SwitchShape);
+    .SetShapeFn(SwitchShape)
+    .Doc(R"doc(
+Forwards data to output_true or output_false, as pred says.
+
+The output not taken is dead: the ops that consume it do not run (until a
+Merge), which is how TensorFlow 1 graphs express conditionals.
+
+pred: A scalar.
+)doc");
 
 REGISTER_OP("RefSwitch")
     .Input("data: Ref(T)")
@@ -69,7 +77,12 @@ REGISTER_OP("RefSwitch")
     .Output("output_true: Ref(T)")
     .Attr("T: type")
     .SetAllowsUninitializedInput()
-    .SetShapeFn(SwitchShape);
+    .SetShapeFn(SwitchShape)
+    .Doc(R"doc(
+Switch for a reference input: forwards the reference to one output.
+
+pred: A scalar.
+)doc");
 
 REGISTER_OP("Merge")
     .Input("inputs: N * T")
@@ -77,7 +90,15 @@ REGISTER_OP("Merge")
     .Output("value_index: int32")
     .Attr("T: type")
     .Attr("N: int >= 1")
-    .SetShapeFn(MergeShape);
+    .SetShapeFn(MergeShape)
+    .Doc(R"doc(
+Forwards whichever of its inputs is alive, the first one to arrive.
+
+Merge runs as soon as one input is available, ending the dead branches of a
+Switch; in loops it joins the entering value with NextIteration's.
+
+value_index: The index of the input that was forwarded.
+)doc");
 
 REGISTER_OP("RefMerge")
     .Input("inputs: Ref(N * T)")
@@ -85,7 +106,12 @@ REGISTER_OP("RefMerge")
     .Output("value_index: int32")
     .Attr("T: type")
     .Attr("N: int >= 1")
-    .SetShapeFn(MergeShape);
+    .SetShapeFn(MergeShape)
+    .Doc(R"doc(
+Merge for reference inputs.
+
+value_index: The index of the input that was forwarded.
+)doc");
 
 REGISTER_OP("Enter")
     .Input("data: T")
@@ -94,7 +120,16 @@ REGISTER_OP("Enter")
     .Attr("frame_name: string")
     .Attr("is_constant: bool = false")
     .Attr("parallel_iterations: int = 10")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Brings data into the loop frame frame_name.
+
+frame_name: The loop that the value enters; every Enter of a loop uses the
+  same name.
+is_constant: The value stays the same in every iteration: it is visible to
+  all of them instead of only the first.
+parallel_iterations: How many iterations of the loop may run at once.
+)doc");
 
 REGISTER_OP("RefEnter")
     .Input("data: Ref(T)")
@@ -103,38 +138,58 @@ REGISTER_OP("RefEnter")
     .Attr("frame_name: string")
     .Attr("is_constant: bool = false")
     .Attr("parallel_iterations: int = 10")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Enter for a reference input.
+
+frame_name: The loop that the value enters.
+is_constant: The value is visible to every iteration, not only the first.
+parallel_iterations: How many iterations of the loop may run at once.
+)doc");
 
 REGISTER_OP("Exit")
     .Input("data: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Takes data out of its loop frame to the frame around it when the loop ends.
+)doc");
 
 REGISTER_OP("RefExit")
     .Input("data: Ref(T)")
     .Output("output: Ref(T)")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("Exit for a reference input.");
 
 REGISTER_OP("NextIteration")
     .Input("data: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("Passes data to the next iteration of its loop.");
 
 REGISTER_OP("RefNextIteration")
     .Input("data: Ref(T)")
     .Output("output: Ref(T)")
     .Attr("T: type")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("NextIteration for a reference input.");
 
 REGISTER_OP("LoopCond")
     .Input("input: bool")
     .Output("output: bool")
-    .SetShapeFn(LoopCondShape);
+    .SetShapeFn(LoopCondShape)
+    .Doc(R"doc(
+Marks the boolean that decides whether a loop runs another iteration.
 
-REGISTER_OP("ControlTrigger").SetShapeFn(shape_inference::NoOutputs);
+input: A scalar; true continues the loop.
+)doc");
+
+REGISTER_OP("ControlTrigger")
+    .SetShapeFn(shape_inference::NoOutputs)
+    .Doc("Does nothing; runs even when its control inputs are dead.");
 
 // Made only by the sequential_loops pass (Note [Sequential loops] in
 // graph/passes/sequential_loops.cc); never in a user's graph.

@@ -226,7 +226,24 @@ REGISTER_OP("TensorArrayV3")
     .Output("handle: resource")
     .Output("flow: float")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayShape);
+    .SetShapeFn(TensorArrayShape)
+    .Doc(R"doc(
+Creates a TensorArray: a list of tensors of one type for loops to fill and read.
+
+The array lives for the step (the run) unless closed first. Each element is
+written once.
+
+size: A scalar, the initial number of elements.
+handle: The array.
+flow: A scalar that orders the ops on the array: thread it through them.
+dtype: The type of every element.
+element_shape: The shape of every element, where known.
+dynamic_size: Writes past the end grow the array instead of failing.
+clear_after_read: A read frees the element, so it may be read only once.
+identical_element_shapes: Every element has the same shape: the first
+  write fixes the shape of the rest.
+tensor_array_name: A name for error messages.
+)doc");
 
 REGISTER_OP("TensorArrayWriteV3")
     .Input("handle: resource")
@@ -236,7 +253,16 @@ REGISTER_OP("TensorArrayWriteV3")
     .Output("flow_out: float")
     .Attr("T: type")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayWriteShape);
+    .SetShapeFn(TensorArrayWriteShape)
+    .Doc(R"doc(
+Writes value as element index of a TensorArray.
+
+Writing an element a second time is an error.
+
+index: A scalar.
+flow_in: The flow of the op this one must follow.
+flow_out: A flow for later ops on the array.
+)doc");
 
 REGISTER_OP("TensorArrayReadV3")
     .Input("handle: resource")
@@ -245,7 +271,13 @@ REGISTER_OP("TensorArrayReadV3")
     .Output("value: dtype")
     .Attr("dtype: type")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayReadShape);
+    .SetShapeFn(TensorArrayReadShape)
+    .Doc(R"doc(
+Reads element index of a TensorArray.
+
+index: A scalar.
+flow_in: The flow of the op this one must follow.
+)doc");
 
 REGISTER_OP("TensorArrayGatherV3")
     .Input("handle: resource")
@@ -255,7 +287,15 @@ REGISTER_OP("TensorArrayGatherV3")
     .Attr("dtype: type")
     .Attr("element_shape: shape = { unknown_rank: true }")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayGatherShape);
+    .SetShapeFn(TensorArrayGatherShape)
+    .Doc(R"doc(
+Stacks the elements at indices of a TensorArray into one tensor.
+
+indices: A vector; the output's first dimension is its length.
+flow_in: The flow of the op this one must follow.
+element_shape: The shape of the elements, where known: it gives the shape
+  of an empty gather.
+)doc");
 
 REGISTER_OP("TensorArrayScatterV3")
     .Input("handle: resource")
@@ -265,7 +305,14 @@ REGISTER_OP("TensorArrayScatterV3")
     .Output("flow_out: float")
     .Attr("T: type")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayScatterShape);
+    .SetShapeFn(TensorArrayScatterShape)
+    .Doc(R"doc(
+Writes the slices value[i] along the first dimension to the elements indices[i].
+
+indices: A vector as long as value's first dimension.
+flow_in: The flow of the op this one must follow.
+flow_out: A flow for later ops on the array.
+)doc");
 
 REGISTER_OP("TensorArrayConcatV3")
     .Input("handle: resource")
@@ -275,7 +322,16 @@ REGISTER_OP("TensorArrayConcatV3")
     .Attr("dtype: type")
     .Attr("element_shape_except0: shape = { unknown_rank: true }")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayConcatShape);
+    .SetShapeFn(TensorArrayConcatShape)
+    .Doc(R"doc(
+Concatenates every element of a TensorArray along the first dimension.
+
+value: The elements joined along their first dimension.
+lengths: The first dimension of each element.
+flow_in: The flow of the op this one must follow.
+element_shape_except0: The shape of the elements past their first
+  dimension, where known.
+)doc");
 
 REGISTER_OP("TensorArraySplitV3")
     .Input("handle: resource")
@@ -285,18 +341,32 @@ REGISTER_OP("TensorArraySplitV3")
     .Output("flow_out: float")
     .Attr("T: type")
     .SetIsStateful()
-    .SetShapeFn(TensorArraySplitShape);
+    .SetShapeFn(TensorArraySplitShape)
+    .Doc(R"doc(
+Splits value along its first dimension into the elements of a TensorArray.
+
+lengths: A vector, the size of each piece; they add up to value's first
+  dimension.
+flow_in: The flow of the op this one must follow.
+flow_out: A flow for later ops on the array.
+)doc");
 
 REGISTER_OP("TensorArraySizeV3")
     .Input("handle: resource")
     .Input("flow_in: float")
     .Output("size: int32")
     .SetIsStateful()
-    .SetShapeFn(TensorArraySizeShape);
+    .SetShapeFn(TensorArraySizeShape)
+    .Doc(R"doc(
+The current number of elements of a TensorArray.
+
+flow_in: The flow of the op this one must follow.
+)doc");
 
 REGISTER_OP("TensorArrayCloseV3")
     .Input("handle: resource")
     .SetIsStateful()
-    .SetShapeFn(TensorArrayCloseShape);
+    .SetShapeFn(TensorArrayCloseShape)
+    .Doc("Frees a TensorArray and its elements before the step ends.");
 
 }  // namespace minflow

@@ -10,13 +10,23 @@ REGISTER_OP("_Arg")
     .Attr("T: type")
     .Attr("index: int >= 0")
     .SetIsStateful()
-    .Doc("A tensor fed into a Run call, by position.");
+    .Doc(R"doc(
+A tensor fed into a Run call, by position.
+
+index: The position of the feed among the call's feeds (or of the
+  argument among a function's arguments).
+)doc");
 
 REGISTER_OP("_Retval")
     .Input("input: T")
     .Attr("T: type")
     .Attr("index: int >= 0")
     .SetIsStateful()
-    .Doc("A tensor fetched from a Run call, by position.");
+    .Doc(R"doc(
+A tensor fetched from a Run call, by position.
+
+index: The position of the fetch among the call's fetches (or of the
+  result among a function's results).
+)doc");
 
 }  // namespace minflow

@@ -51,7 +51,18 @@ REGISTER_OP("PartitionedCall")
     .Attr("config_proto: string = ''")
     .Attr("executor_type: string = ''")
     .SetShapeFn(UnknownShape)
-    .Doc("Calls function `f` on `args` and returns what it returns.");
+    .Doc(R"doc(
+Calls the function f on args and returns its results.
+
+minflow inlines the call into the graph before it runs.
+
+args: The arguments of f.
+output: The results of f.
+f: A function of the graph's library.
+config: Accepted for compatibility; minflow ignores it.
+config_proto: Accepted for compatibility; minflow ignores it.
+executor_type: Accepted for compatibility; minflow ignores it.
+)doc");
 
 REGISTER_OP("StatefulPartitionedCall")
     .Input("args: Tin")
@@ -65,7 +76,16 @@ REGISTER_OP("StatefulPartitionedCall")
     .SetIsStateful()
     .SetIsDistributedCommunication()
     .SetShapeFn(UnknownShape)
-    .Doc("PartitionedCall of a function that may have side effects.");
+    .Doc(R"doc(
+PartitionedCall of a function that may have side effects.
+
+args: The arguments of f.
+output: The results of f.
+f: A function of the graph's library.
+config: Accepted for compatibility; minflow ignores it.
+config_proto: Accepted for compatibility; minflow ignores it.
+executor_type: Accepted for compatibility; minflow ignores it.
+)doc");
 
 REGISTER_OP("If")
     .Input("cond: Tcond")
@@ -79,7 +99,20 @@ REGISTER_OP("If")
     .Attr("output_shapes: list(shape) = []")
     .SetIsStateful()
     .SetShapeFn(OutputShapesAttr)
-    .Doc("then_branch(input) when cond is true, else else_branch(input).");
+    .Doc(R"doc(
+Runs then_branch(input) when cond is true, else else_branch(input).
+
+minflow lowers it to Switch and Merge before the graph runs, so only the
+branch taken runs.
+
+cond: A scalar; a non-bool cond is true when it is not zero.
+input: The arguments of both branches.
+output: The results of the branch taken.
+then_branch: A function of the graph's library taking input's types and
+  returning Tout.
+else_branch: As then_branch.
+output_shapes: The shapes of output, where known; empty when unknown.
+)doc");
 
 REGISTER_OP("StatelessIf")
     .Input("cond: Tcond")
@@ -92,7 +125,17 @@ REGISTER_OP("StatelessIf")
     .Attr("else_branch: func")
     .Attr("output_shapes: list(shape) = []")
     .SetShapeFn(OutputShapesAttr)
-    .Doc("If whose branches have no side effects.");
+    .Doc(R"doc(
+If whose branches have no side effects.
+
+cond: A scalar; a non-bool cond is true when it is not zero.
+input: The arguments of both branches.
+output: The results of the branch taken.
+then_branch: A function of the graph's library taking input's types and
+  returning Tout.
+else_branch: As then_branch.
+output_shapes: The shapes of output, where known; empty when unknown.
+)doc");
 
 REGISTER_OP("Case")
     .Input("branch_index: int32")
@@ -104,9 +147,19 @@ REGISTER_OP("Case")
     .Attr("output_shapes: list(shape) = []")
     .SetIsStateful()
     .SetShapeFn(CaseShape)
-    .Doc(
-        "branches[branch_index](input); the last branch when the index is "
-        "out of range.");
+    .Doc(R"doc(
+Runs branches[branch_index](input) and returns its results.
+
+An index out of range runs the last branch. minflow lowers it to Switch and
+Merge before the graph runs.
+
+branch_index: A scalar.
+input: The arguments of every branch.
+output: The results of the branch taken.
+branches: Functions of the graph's library, each taking input's types and
+  returning Tout.
+output_shapes: The shapes of output, where known; empty when unknown.
+)doc");
 
 REGISTER_OP("StatelessCase")
     .Input("branch_index: int32")
@@ -117,7 +170,16 @@ REGISTER_OP("StatelessCase")
     .Attr("branches: list(func) >= 1")
     .Attr("output_shapes: list(shape) = []")
     .SetShapeFn(CaseShape)
-    .Doc("Case whose branches have no side effects.");
+    .Doc(R"doc(
+Case whose branches have no side effects.
+
+branch_index: A scalar; out of range runs the last branch.
+input: The arguments of every branch.
+output: The results of the branch taken.
+branches: Functions of the graph's library, each taking input's types and
+  returning Tout.
+output_shapes: The shapes of output, where known; empty when unknown.
+)doc");
 
 REGISTER_OP("While")
     .Input("input: T")
@@ -129,9 +191,21 @@ REGISTER_OP("While")
     .Attr("parallel_iterations: int = 10")
     .SetIsStateful()
     .SetShapeFn(OutputShapesAttr)
-    .Doc(
-        "Runs body on the loop variables while cond(loop variables) is "
-        "true; returns the last loop variables.");
+    .Doc(R"doc(
+Runs body on the loop variables while cond of them is true; returns their last values.
+
+minflow lowers it to a TensorFlow 1 loop (Enter, Merge, Switch, Exit,
+NextIteration) before the graph runs.
+
+input: The loop variables' initial values.
+output: The loop variables' values when cond became false.
+cond: A function from the loop variables to a scalar; non-bool results are
+  true when not zero.
+body: A function from the loop variables to their next values, of the same
+  types.
+output_shapes: The shapes of output, where known; empty when unknown.
+parallel_iterations: How many iterations may run at once.
+)doc");
 
 REGISTER_OP("StatelessWhile")
     .Input("input: T")
@@ -142,6 +216,17 @@ REGISTER_OP("StatelessWhile")
     .Attr("output_shapes: list(shape) = []")
     .Attr("parallel_iterations: int = 10")
     .SetShapeFn(OutputShapesAttr)
-    .Doc("While whose cond and body have no side effects.");
+    .Doc(R"doc(
+While whose cond and body have no side effects.
+
+input: The loop variables' initial values.
+output: The loop variables' values when cond became false.
+cond: A function from the loop variables to a scalar; non-bool results are
+  true when not zero.
+body: A function from the loop variables to their next values, of the same
+  types.
+output_shapes: The shapes of output, where known; empty when unknown.
+parallel_iterations: How many iterations may run at once.
+)doc");
 
 }  // namespace minflow

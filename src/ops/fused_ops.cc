@@ -67,7 +67,22 @@ REGISTER_OP("_FusedMatMul")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
-    .SetShapeFn(shape_inference::MatMulShape);
+    .SetShapeFn(shape_inference::MatMulShape)
+    .Doc(R"doc(
+MatMul followed by BiasAdd and an optional activation, in one pass.
+
+Grappler's remapper writes it into graphs; the result equals the unfused
+ops'.
+
+args: The bias vector.
+num_args: The number of args: 1.
+transpose_a: Use the transpose of a.
+transpose_b: Use the transpose of b.
+fused_ops: ["BiasAdd"], optionally followed by "Relu", "Relu6", "Elu" or
+  "LeakyRelu".
+epsilon: Unused: no batch norm fuses into a MatMul.
+leakyrelu_alpha: LeakyRelu's slope for negative inputs.
+)doc");
 
 REGISTER_OP("_FusedConv2D")
     .Input("input: T")
@@ -89,7 +104,32 @@ REGISTER_OP("_FusedConv2D")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
-    .SetShapeFn(shape_inference::Conv2DShapeWithExplicitPadding);
+    .SetShapeFn(shape_inference::Conv2DShapeWithExplicitPadding)
+    .Doc(R"doc(
+Conv2D followed by BiasAdd or FusedBatchNorm and an optional activation.
+
+Grappler's remapper writes it into graphs; the result equals the unfused
+ops'. minflow's CPU kernel takes the NHWC and HWIO layouts.
+
+args: The operands of fused_ops: the bias vector for BiasAdd; scale,
+  offset, mean and variance (inference only) for FusedBatchNorm.
+host_args: Host-side scalars of quantised forms; the CPU kernel takes none.
+TArgs: The types of args.
+num_args: The number of args.
+num_host_args: The number of host_args: 0 on the CPU.
+strides: As Conv2D's.
+padding: As Conv2D's.
+explicit_paddings: As Conv2D's.
+data_format: As Conv2D's, plus NCHW_VECT_C.
+filter_format: The filter's layout: HWIO as Conv2D's, or OIHW forms.
+dilations: As Conv2D's.
+use_cudnn_on_gpu: Accepted for compatibility; minflow ignores it.
+fused_ops: What follows the contraction, in order: ["BiasAdd"] or
+  ["FusedBatchNorm"], optionally followed by "Relu", "Relu6", "Elu" or
+  "LeakyRelu".
+epsilon: FusedBatchNorm's epsilon.
+leakyrelu_alpha: LeakyRelu's slope for negative inputs.
+)doc");
 
 REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Input("input: T")
@@ -105,7 +145,26 @@ REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
-    .SetShapeFn(shape_inference::DepthwiseConv2DNativeShape);
+    .SetShapeFn(shape_inference::DepthwiseConv2DNativeShape)
+    .Doc(R"doc(
+DepthwiseConv2dNative followed by BiasAdd or FusedBatchNorm and an optional activation.
+
+Grappler's remapper writes it into graphs; the result equals the unfused
+ops'.
+
+args: The operands of fused_ops: the bias vector for BiasAdd; scale,
+  offset, mean and variance (inference only) for FusedBatchNorm.
+num_args: The number of args.
+strides: As DepthwiseConv2dNative's.
+padding: As DepthwiseConv2dNative's.
+data_format: As DepthwiseConv2dNative's.
+dilations: As DepthwiseConv2dNative's.
+fused_ops: What follows the contraction, in order: ["BiasAdd"] or
+  ["FusedBatchNorm"], optionally followed by "Relu", "Relu6", "Elu" or
+  "LeakyRelu".
+epsilon: FusedBatchNorm's epsilon.
+leakyrelu_alpha: LeakyRelu's slope for negative inputs.
+)doc");
 
 REGISTER_OP("_FusedBatchNormEx")
     .Input("x: T")
@@ -128,6 +187,22 @@ REGISTER_OP("_FusedBatchNormEx")
     .Attr("activation_mode: string = \"Identity\"")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
-    .SetShapeFn(FusedBatchNormExShape);
+    .SetShapeFn(FusedBatchNormExShape)
+    .Doc(R"doc(
+FusedBatchNormV3 plus an optional side input added to y and an optional Relu.
+
+TensorFlow runs it on the GPU only; minflow runs it on the CPU too. Inputs,
+outputs and the shared attrs are FusedBatchNormV3's.
+
+side_input: Zero or one tensor of x's shape, added to y before the
+  activation.
+num_side_inputs: 0 or 1.
+activation_mode: "Identity" (none) or "Relu".
+epsilon: Added to the variance before its square root.
+exponential_avg_factor: Training: the weight of the batch statistics in the
+  new running ones.
+is_training: Normalise with the batch's own statistics (true) or with mean
+  and variance (false).
+)doc");
 
 }  // namespace minflow

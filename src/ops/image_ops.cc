@@ -221,7 +221,21 @@ REGISTER_OP("NonMaxSuppressionV3")
     .SetShapeFn([](InferenceContext* c) {
       return NonMaxSuppressionShape(c, /*soft=*/false,
                                     /*has_valid_outputs=*/false);
-    });
+    })
+    .Doc(R"doc(
+Greedily picks boxes by descending score, dropping those that overlap a picked one.
+
+A box is dropped when its intersection over union with an already picked
+box exceeds iou_threshold. Boxes scoring at or below score_threshold are
+never picked.
+
+boxes: [num_boxes, 4], each [y1, x1, y2, x2]; either corner order works.
+scores: [num_boxes], one score per box.
+max_output_size: A scalar, the most boxes to pick.
+iou_threshold: A scalar in [0, 1].
+score_threshold: A scalar.
+selected_indices: Indices into boxes, best first.
+)doc");
 
 REGISTER_OP("NonMaxSuppressionV4")
     .Input("boxes: T")
@@ -237,7 +251,19 @@ REGISTER_OP("NonMaxSuppressionV4")
     .SetShapeFn([](InferenceContext* c) {
       return NonMaxSuppressionShape(c, /*soft=*/false,
                                     /*has_valid_outputs=*/true);
-    });
+    })
+    .Doc(R"doc(
+NonMaxSuppressionV3 that can pad its output to max_output_size.
+
+boxes: [num_boxes, 4], each [y1, x1, y2, x2]; either corner order works.
+scores: [num_boxes], one score per box.
+max_output_size: A scalar, the most boxes to pick.
+iou_threshold: A scalar in [0, 1].
+score_threshold: A scalar.
+selected_indices: Indices into boxes, best first.
+valid_outputs: A scalar, how many of selected_indices are real picks.
+pad_to_max_output_size: Pad selected_indices with 0s to max_output_size.
+)doc");
 
 REGISTER_OP("NonMaxSuppressionV5")
     .Input("boxes: T")
@@ -254,7 +280,25 @@ REGISTER_OP("NonMaxSuppressionV5")
     .SetShapeFn([](InferenceContext* c) {
       return NonMaxSuppressionShape(c, /*soft=*/true,
                                     /*has_valid_outputs=*/true);
-    });
+    })
+    .Doc(R"doc(
+NonMaxSuppressionV4 with optional soft suppression, also returning the scores.
+
+With soft_nms_sigma > 0, an overlapping box is not dropped: its score
+decays by exp(-iou^2 / (2 * soft_nms_sigma)), a Gaussian of the overlap, and
+it stays a candidate while its score is above score_threshold.
+
+boxes: [num_boxes, 4], each [y1, x1, y2, x2]; either corner order works.
+scores: [num_boxes], one score per box.
+max_output_size: A scalar, the most boxes to pick.
+iou_threshold: A scalar in [0, 1]; used by hard suppression.
+score_threshold: A scalar.
+soft_nms_sigma: A scalar; 0 gives hard suppression.
+selected_indices: Indices into boxes, best first.
+selected_scores: The (possibly decayed) score of each pick.
+valid_outputs: A scalar, how many of selected_indices are real picks.
+pad_to_max_output_size: Pad the outputs with 0s to max_output_size.
+)doc");
 
 REGISTER_OP("CombinedNonMaxSuppression")
     .Input("boxes: float")
@@ -269,7 +313,26 @@ REGISTER_OP("CombinedNonMaxSuppression")
     .Output("valid_detections: int32")
     .Attr("pad_per_class: bool = false")
     .Attr("clip_boxes: bool = true")
-    .SetShapeFn(CombinedNonMaxSuppressionShape);
+    .SetShapeFn(CombinedNonMaxSuppressionShape)
+    .Doc(R"doc(
+Non-max suppression per image and class, then the best picks over all classes.
+
+Score ties go to the lower box index within a class and to the lower class
+across classes (TensorFlow leaves that order open).
+
+boxes: [batch, num_boxes, q, 4]; q is 1 (boxes shared by every class) or
+  the number of classes.
+scores: [batch, num_boxes, num_classes].
+max_output_size_per_class: A scalar, the most picks per class.
+max_total_size: A scalar, the most picks per image.
+nmsed_boxes: [batch, max_detections, 4], zero-padded.
+nmsed_scores: [batch, max_detections], zero-padded.
+nmsed_classes: [batch, max_detections], the class of each pick.
+valid_detections: [batch], how many picks of each image are real.
+pad_per_class: Size the outputs to max_output_size_per_class * num_classes
+  (capped by max_total_size) instead of max_total_size.
+clip_boxes: Clip the output boxes to [0, 1].
+)doc");
 
 REGISTER_OP("CropAndResize")
     .Input("image: T")
@@ -280,7 +343,21 @@ REGISTER_OP("CropAndResize")
     .Attr("T: {uint8, uint16, int8, int16, int32, int64, half, float, double}")
     .Attr("method: {'bilinear', 'nearest'} = 'bilinear'")
     .Attr("extrapolation_value: float = 0")
-    .SetShapeFn(CropAndResizeShape);
+    .SetShapeFn(CropAndResizeShape)
+    .Doc(R"doc(
+Crops boxes out of a batch of images and resizes each to crop_size.
+
+Boxes may extend past the image or be flipped; sample points outside the
+image take extrapolation_value.
+
+image: [batch, height, width, depth].
+boxes: [num_boxes, 4], each [y1, x1, y2, x2] in coordinates normalised to
+  [0, 1] over the image's height and width.
+box_ind: [num_boxes], which image of the batch each box is on.
+crop_size: A vector [crop_height, crop_width].
+crops: [num_boxes, crop_height, crop_width, depth].
+method: How to sample: bilinear or nearest.
+)doc");
 
 REGISTER_OP("ResizeBilinear")
     .Input("images: T")
@@ -291,7 +368,15 @@ REGISTER_OP("ResizeBilinear")
         "float, double, bfloat16}")
     .Attr("align_corners: bool = false")
     .Attr("half_pixel_centers: bool = false")
-    .SetShapeFn(ResizeShape);
+    .SetShapeFn(ResizeShape)
+    .Doc(R"doc(
+Resizes a batch of NHWC images to size with bilinear interpolation.
+
+size: A vector [new_height, new_width].
+align_corners: Map the corner pixels of input and output onto each other.
+half_pixel_centers: Sample at pixel centres (x + 0.5), as most image
+  libraries do. Not with align_corners.
+)doc");
 
 REGISTER_OP("ResizeNearestNeighbor")
     .Input("images: T")
@@ -302,7 +387,15 @@ REGISTER_OP("ResizeNearestNeighbor")
         "bfloat16}")
     .Attr("align_corners: bool = false")
     .Attr("half_pixel_centers: bool = false")
-    .SetShapeFn(ResizeShape);
+    .SetShapeFn(ResizeShape)
+    .Doc(R"doc(
+Resizes a batch of NHWC images to size, taking the nearest pixel.
+
+size: A vector [new_height, new_width].
+align_corners: Map the corner pixels of input and output onto each other.
+half_pixel_centers: Sample at pixel centres (x + 0.5), as most image
+  libraries do. Not with align_corners.
+)doc");
 
 REGISTER_OP("ResizeBicubic")
     .Input("images: T")
@@ -313,7 +406,15 @@ REGISTER_OP("ResizeBicubic")
         "bfloat16}")
     .Attr("align_corners: bool = false")
     .Attr("half_pixel_centers: bool = false")
-    .SetShapeFn(ResizeShape);
+    .SetShapeFn(ResizeShape)
+    .Doc(R"doc(
+Resizes a batch of NHWC images to size with bicubic interpolation.
+
+size: A vector [new_height, new_width].
+align_corners: Map the corner pixels of input and output onto each other.
+half_pixel_centers: Sample at pixel centres (x + 0.5), as most image
+  libraries do. Not with align_corners.
+)doc");
 
 REGISTER_OP("ExtractImagePatches")
     .Input("images: T")
@@ -325,6 +426,19 @@ REGISTER_OP("ExtractImagePatches")
         "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, "
         "uint16, uint32, uint64, complex64, complex128, bool}")
     .Attr("padding: {'SAME', 'VALID'}")
-    .SetShapeFn(ExtractImagePatchesShape);
+    .SetShapeFn(ExtractImagePatchesShape)
+    .Doc(R"doc(
+Gathers the patches of an NHWC image batch into the channel dimension.
+
+Each output pixel holds one ksize_rows x ksize_cols patch, flattened in
+row-major order with the channels innermost.
+
+ksizes: [1, ksize_rows, ksize_cols, 1].
+strides: [1, stride_rows, stride_cols, 1], the distance between patches.
+rates: [1, rate_rows, rate_cols, 1], the spacing of the pixels a patch
+  takes; 1 is a dense patch.
+padding: SAME pads so that there are ceil(in / stride) patches per
+  dimension, with zeros; VALID uses only patches that fit inside the image.
+)doc");
 
 }  // namespace minflow

@@ -64,7 +64,16 @@ REGISTER_OP("SaveV2")
     .Input("tensors: dtypes")
     .Attr("dtypes: list(type) >= 1")
     .SetIsStateful()
-    .SetShapeFn(SaveV2Shape);
+    .SetShapeFn(SaveV2Shape)
+    .Doc(R"doc(
+Writes tensors to a checkpoint (a tensor bundle) under prefix.
+
+prefix: A scalar, the path prefix of the bundle's files.
+tensor_names: A vector, the name of each tensor in the bundle.
+shape_and_slices: A vector of slice specs, one per tensor; minflow supports
+  only "" (the whole tensor).
+tensors: The tensors to save.
+)doc");
 
 REGISTER_OP("RestoreV2")
     .Input("prefix: string")
@@ -73,7 +82,16 @@ REGISTER_OP("RestoreV2")
     .Output("tensors: dtypes")
     .Attr("dtypes: list(type) >= 1")
     .SetIsStateful()
-    .SetShapeFn(RestoreV2Shape);
+    .SetShapeFn(RestoreV2Shape)
+    .Doc(R"doc(
+Reads tensors by name from the checkpoint under prefix.
+
+prefix: A scalar, the path prefix of the bundle's files.
+tensor_names: A vector, the names of the tensors to read.
+shape_and_slices: A vector of slice specs, one per tensor; minflow supports
+  only "" (the whole tensor).
+dtypes: The types of the tensors, which must match the checkpoint.
+)doc");
 
 REGISTER_OP("MergeV2Checkpoints")
     .Input("checkpoint_prefixes: string")
@@ -81,13 +99,34 @@ REGISTER_OP("MergeV2Checkpoints")
     .Attr("delete_old_dirs: bool = true")
     .Attr("allow_missing_files: bool = false")
     .SetIsStateful()
-    .SetShapeFn(MergeV2CheckpointsShape);
+    .SetShapeFn(MergeV2CheckpointsShape)
+    .Doc(R"doc(
+Merges the checkpoint bundles under checkpoint_prefixes into one.
+
+checkpoint_prefixes: A vector of bundle prefixes, such as the shards a
+  sharded save wrote.
+destination_prefix: A scalar, the prefix of the merged bundle.
+delete_old_dirs: Remove the directories of the inputs when they are left
+  empty.
+allow_missing_files: Skip input bundles that do not exist instead of
+  failing.
+)doc");
 
 REGISTER_OP("ShardedFilename")
     .Input("basename: string")
     .Input("shard: int32")
     .Input("num_shards: int32")
     .Output("filename: string")
-    .SetShapeFn(ShardedFilenameShape);
+    .SetShapeFn(ShardedFilenameShape)
+    .Doc(R"doc(
+The file name of one shard of a sharded checkpoint.
+
+The result is basename-<shard>-of-<num_shards>, both numbers written with
+five digits.
+
+basename: A scalar.
+shard: A scalar, counting from 0.
+num_shards: A scalar.
+)doc");
 
 }  // namespace minflow

@@ -188,7 +188,16 @@ REGISTER_OP("MatrixBandPart")
     .Output("band: T")
     .Attr("T: type")
     .Attr("Tindex: {int32, int64} = DT_INT64")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Keeps a band around the diagonal of each innermost matrix and zeros the rest.
+
+Element (i, j) is kept when i - j <= num_lower and j - i <= num_upper, with
+a negative bound meaning no bound.
+
+num_lower: A scalar, how many subdiagonals to keep; negative keeps all.
+num_upper: A scalar, how many superdiagonals to keep; negative keeps all.
+)doc");
 
 REGISTER_OP("MatrixDiagV3")
     .Input("diagonal: T")
@@ -201,7 +210,24 @@ REGISTER_OP("MatrixDiagV3")
     .Attr(
         "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = "
         "'RIGHT_LEFT'")
-    .SetShapeFn(MatrixDiagV3Shape);
+    .SetShapeFn(MatrixDiagV3Shape)
+    .Doc(R"doc(
+Builds matrices whose diagonals k[0] .. k[1] come from diagonal.
+
+Diagonal d sits at elements (i, i + d): 0 is the main one, positive ones
+are above it. Every other element is padding_value.
+
+diagonal: One diagonal (k a scalar, or k[0] == k[1]) or a stack of them,
+  from the highest (k[1]) down, each as long as the longest one; the
+  innermost matrices when batched.
+k: A scalar or a pair [low, high] of diagonal offsets.
+num_rows: A scalar; -1 infers it from the diagonals.
+num_cols: A scalar; -1 infers it from the diagonals.
+padding_value: A scalar, the value off the given diagonals.
+align: For a stack of diagonals, where a shorter one sits in its row of
+  diagonal: the first word is for superdiagonals, the second for
+  subdiagonals (the main one counts as both).
+)doc");
 
 REGISTER_OP("MatrixSetDiagV3")
     .Input("input: T")
@@ -212,6 +238,16 @@ REGISTER_OP("MatrixSetDiagV3")
     .Attr(
         "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = "
         "'RIGHT_LEFT'")
-    .SetShapeFn(MatrixSetDiagV3Shape);
+    .SetShapeFn(MatrixSetDiagV3Shape)
+    .Doc(R"doc(
+A copy of input whose diagonals k[0] .. k[1] are replaced by diagonal.
+
+diagonal: One diagonal (k a scalar, or k[0] == k[1]) or a stack of them,
+  from the highest (k[1]) down, each as long as the longest one.
+k: A scalar or a pair [low, high] of diagonal offsets; 0 is the main one.
+align: For a stack of diagonals, where a shorter one sits in its row of
+  diagonal: the first word is for superdiagonals, the second for
+  subdiagonals (the main one counts as both).
+)doc");
 
 }  // namespace minflow

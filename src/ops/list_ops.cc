@@ -252,7 +252,15 @@ REGISTER_OP("EmptyTensorList")
     .Output("handle: variant")
     .Attr("element_dtype: type")
     .Attr("shape_type: {int32, int64}")
-    .SetShapeFn(EmptyListShape);
+    .SetShapeFn(EmptyListShape)
+    .Doc(R"doc(
+An empty TensorList: a growable list of tensors of one type, held in a variant.
+
+element_shape: The elements' shape: a vector with -1 for unknown dims, or
+  the scalar -1 for unknown rank.
+max_num_elements: A scalar; -1 means no limit on the list's length.
+handle: The list.
+)doc");
 
 REGISTER_OP("TensorListReserve")
     .Input("element_shape: shape_type")
@@ -260,7 +268,17 @@ REGISTER_OP("TensorListReserve")
     .Output("handle: variant")
     .Attr("element_dtype: type")
     .Attr("shape_type: {int32, int64}")
-    .SetShapeFn(EmptyListShape);
+    .SetShapeFn(EmptyListShape)
+    .Doc(R"doc(
+A TensorList of num_elements unset elements.
+
+Reading an unset element gives zeros of the element shape, which must then
+be fully known.
+
+element_shape: The elements' shape: a vector with -1 for unknown dims, or
+  the scalar -1 for unknown rank.
+num_elements: A scalar.
+)doc");
 
 REGISTER_OP("TensorListFromTensor")
     .Input("tensor: element_dtype")
@@ -270,7 +288,12 @@ REGISTER_OP("TensorListFromTensor")
     .Attr("shape_type: {int32, int64}")
     .SetShapeFn([](InferenceContext* c) {
       return ListFromRowsShape(c, 1, false);
-    });
+    })
+    .Doc(R"doc(
+A TensorList of the slices of tensor along its first dimension.
+
+element_shape: The shape the slices must have; -1 entries for unknown dims.
+)doc");
 
 REGISTER_OP("TensorListScatter")
     .Input("tensor: element_dtype")
@@ -283,7 +306,15 @@ REGISTER_OP("TensorListScatter")
       ShapeHandle unused;
       MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &unused));
       return ListFromRowsShape(c, 2, false);
-    });
+    })
+    .Doc(R"doc(
+A new TensorList whose element indices[i] is tensor[i].
+
+The list is as long as the largest index plus one; other elements are
+unset.
+
+element_shape: The elements' shape, -1 entries for unknown dims.
+)doc");
 
 REGISTER_OP("TensorListScatterV2")
     .Input("tensor: element_dtype")
@@ -298,7 +329,14 @@ REGISTER_OP("TensorListScatterV2")
       MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &unused));
       MF_RETURN_IF_ERROR(c->WithRank(c->input(3), 0, &unused));
       return ListFromRowsShape(c, 2, false);
-    });
+    })
+    .Doc(R"doc(
+TensorListScatter with a minimum list length.
+
+element_shape: The elements' shape, -1 entries for unknown dims.
+num_elements: A scalar, the list's length at least; -1 gives the length
+  from the largest index.
+)doc");
 
 REGISTER_OP("TensorListSplit")
     .Input("tensor: element_dtype")
@@ -311,7 +349,14 @@ REGISTER_OP("TensorListSplit")
       ShapeHandle unused;
       MF_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &unused));
       return ListFromRowsShape(c, 1, true);
-    });
+    })
+    .Doc(R"doc(
+A TensorList of pieces of tensor along its first dimension, of the given lengths.
+
+element_shape: The pieces' shape, -1 entries for unknown dims.
+lengths: A vector of piece lengths; they add up to tensor's first
+  dimension.
+)doc");
 
 REGISTER_OP("TensorListStack")
     .Input("input_handle: variant")
@@ -319,7 +364,14 @@ REGISTER_OP("TensorListStack")
     .Output("tensor: element_dtype")
     .Attr("element_dtype: type")
     .Attr("num_elements: int = -1")
-    .SetShapeFn(StackShape);
+    .SetShapeFn(StackShape)
+    .Doc(R"doc(
+Stacks the elements of a TensorList into one tensor.
+
+element_shape: The elements' shape, -1 entries for unknown dims; it gives
+  the shape of unset elements and of an empty stack.
+num_elements: The list's expected length, or -1 for any.
+)doc");
 
 REGISTER_OP("TensorListGather")
     .Input("input_handle: variant")
@@ -327,7 +379,13 @@ REGISTER_OP("TensorListGather")
     .Input("element_shape: int32")
     .Output("values: element_dtype")
     .Attr("element_dtype: type")
-    .SetShapeFn(GatherShape);
+    .SetShapeFn(GatherShape)
+    .Doc(R"doc(
+Stacks the elements of a TensorList at indices into one tensor.
+
+indices: A vector.
+element_shape: The elements' shape, -1 entries for unknown dims.
+)doc");
 
 REGISTER_OP("TensorListGetItem")
     .Input("input_handle: variant")
@@ -336,7 +394,13 @@ REGISTER_OP("TensorListGetItem")
     .Output("item: element_dtype")
     .Attr("element_dtype: type")
     .Attr("Tshape: {int32, int64} = DT_INT32")
-    .SetShapeFn(GetItemShape);
+    .SetShapeFn(GetItemShape)
+    .Doc(R"doc(
+Element index of a TensorList.
+
+index: A scalar.
+element_shape: The element's shape: unset elements read as zeros of it.
+)doc");
 
 REGISTER_OP("TensorListSetItem")
     .Input("input_handle: variant")
@@ -345,14 +409,22 @@ REGISTER_OP("TensorListSetItem")
     .Output("output_handle: variant")
     .Attr("element_dtype: type")
     .Attr("resize_if_index_out_of_bounds: bool = false")
-    .SetShapeFn(SetItemShape);
+    .SetShapeFn(SetItemShape)
+    .Doc(R"doc(
+The TensorList with element index set to item.
+
+index: A scalar.
+resize_if_index_out_of_bounds: Grow the list when index is past its end
+  instead of failing.
+)doc");
 
 REGISTER_OP("TensorListPushBack")
     .Input("input_handle: variant")
     .Input("tensor: element_dtype")
     .Output("output_handle: variant")
     .Attr("element_dtype: type")
-    .SetShapeFn(PushBackShape);
+    .SetShapeFn(PushBackShape)
+    .Doc("The TensorList with tensor appended.");
 
 REGISTER_OP("TensorListPopBack")
     .Input("input_handle: variant")
@@ -360,18 +432,33 @@ REGISTER_OP("TensorListPopBack")
     .Output("output_handle: variant")
     .Output("tensor: element_dtype")
     .Attr("element_dtype: type")
-    .SetShapeFn(PopBackShape);
+    .SetShapeFn(PopBackShape)
+    .Doc(R"doc(
+Removes the last element of a TensorList and returns it.
+
+Popping an empty list is an error.
+
+element_shape: The element's shape: an unset element reads as zeros of it.
+output_handle: The list without its last element.
+tensor: The removed element.
+)doc");
 
 REGISTER_OP("TensorListLength")
     .Input("input_handle: variant")
     .Output("length: int32")
-    .SetShapeFn(shape_inference::ScalarShape);
+    .SetShapeFn(shape_inference::ScalarShape)
+    .Doc("The number of elements of a TensorList.");
 
 REGISTER_OP("TensorListElementShape")
     .Input("input_handle: variant")
     .Output("element_shape: shape_type")
     .Attr("shape_type: {int32, int64}")
-    .SetShapeFn(ElementShapeShape);
+    .SetShapeFn(ElementShapeShape)
+    .Doc(R"doc(
+The element shape of a TensorList, -1 for unknown dims.
+
+element_shape: A vector, or the scalar -1 when the rank is unknown.
+)doc");
 
 REGISTER_OP("TensorListScatterIntoExistingList")
     .Input("input_handle: variant")
@@ -379,7 +466,13 @@ REGISTER_OP("TensorListScatterIntoExistingList")
     .Input("indices: int32")
     .Output("output_handle: variant")
     .Attr("element_dtype: type")
-    .SetShapeFn(ScatterIntoExistingListShape);
+    .SetShapeFn(ScatterIntoExistingListShape)
+    .Doc(R"doc(
+The TensorList with element indices[i] set to tensor[i].
+
+indices: A vector as long as tensor's first dimension; each index must be
+  within the list.
+)doc");
 
 REGISTER_OP("TensorListConcatV2")
     .Input("input_handle: variant")
@@ -389,12 +482,26 @@ REGISTER_OP("TensorListConcatV2")
     .Output("lengths: int64")
     .Attr("element_dtype: type")
     .Attr("shape_type: {int32, int64}")
-    .SetShapeFn(ConcatShape);
+    .SetShapeFn(ConcatShape)
+    .Doc(R"doc(
+Concatenates the elements of a TensorList along their first dimension.
+
+element_shape: The elements' shape with the first dimension -1 (they may
+  differ there).
+leading_dims: The first dimension of each unset element, which is read as
+  zeros.
+lengths: The first dimension of each element.
+)doc");
 
 REGISTER_OP("TensorListResize")
     .Input("input_handle: variant")
     .Input("size: int32")
     .Output("output_handle: variant")
-    .SetShapeFn(ResizeShape);
+    .SetShapeFn(ResizeShape)
+    .Doc(R"doc(
+The TensorList grown with unset elements, or cut, to size elements.
+
+size: A scalar.
+)doc");
 
 }  // namespace minflow

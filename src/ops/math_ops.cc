@@ -303,12 +303,13 @@ Status UnsortedSegmentReductionShape(InferenceContext* c) {
 
 // ---- Unary ------------------------------------------------------------------
 
-#define MF_UNARY_OP(name, types) \
-  REGISTER_OP(name)              \
-      .Input("x: T")             \
-      .Output("y: T")            \
-      .Attr("T: {" types "}")    \
-      .SetShapeFn(shape_inference::UnchangedShape)
+#define MF_UNARY_OP(name, types, doc)              \
+  REGISTER_OP(name)                                \
+      .Input("x: T")                               \
+      .Output("y: T")                              \
+      .Attr("T: {" types "}")                      \
+      .SetShapeFn(shape_inference::UnchangedShape) \
+      .Doc(doc)
 
 #define MF_UNARY_REAL_TYPES "bfloat16, half, float, double"
 #define MF_UNARY_COMPLEX_TYPES \
@@ -317,38 +318,81 @@ Status UnsortedSegmentReductionShape(InferenceContext* c) {
   "bfloat16, half, float, double, int8, int16, int32, int64, complex64, " \
   "complex128"
 
-MF_UNARY_OP("Neg", MF_UNARY_SIGNED_TYPES);
-MF_UNARY_OP("Abs", "bfloat16, half, float, double, int8, int16, int32, int64");
-MF_UNARY_OP("Sign", MF_UNARY_SIGNED_TYPES);
-MF_UNARY_OP("Square",
-            "bfloat16, half, float, double, int8, int16, int32, int64, uint8, "
-            "uint16, uint32, uint64, complex64, complex128");
-MF_UNARY_OP("Sqrt", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Rsqrt", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Exp", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Log", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Log1p", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Tanh", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Sigmoid", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Sin", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Cos", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Atan", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Tan", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Asin", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Acos", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Sinh", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Cosh", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Asinh", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Acosh", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Atanh", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Expm1", MF_UNARY_COMPLEX_TYPES);
-MF_UNARY_OP("Erf", MF_UNARY_REAL_TYPES);
-MF_UNARY_OP("Erfc", MF_UNARY_REAL_TYPES);
-MF_UNARY_OP("Rint", MF_UNARY_REAL_TYPES);
-MF_UNARY_OP("Floor", MF_UNARY_REAL_TYPES);
-MF_UNARY_OP("Ceil", MF_UNARY_REAL_TYPES);
-MF_UNARY_OP("Round", MF_UNARY_SIGNED_TYPES);
-MF_UNARY_OP("Reciprocal", MF_UNARY_SIGNED_TYPES);
+MF_UNARY_OP("Neg", MF_UNARY_SIGNED_TYPES, "Negates each element of x: y = -x.");
+MF_UNARY_OP("Abs", "bfloat16, half, float, double, int8, int16, int32, int64",
+            "Absolute value of each element of x.\n\nOn integers the most "
+            "negative value stays itself, as in two's complement.");
+MF_UNARY_OP("Sign", MF_UNARY_SIGNED_TYPES,
+            "-1, 0 or 1 by the sign of each element of x.\n\nFor complex x "
+            "TensorFlow gives x / |x|; minflow's CPU kernel takes real types "
+            "only.");
+MF_UNARY_OP(
+    "Square",
+    "bfloat16, half, float, double, int8, int16, int32, int64, uint8, "
+    "uint16, uint32, uint64, complex64, complex128",
+    "Squares each element of x: y = x * x.\n\nIntegers wrap on overflow.");
+MF_UNARY_OP(
+    "Sqrt", MF_UNARY_COMPLEX_TYPES,
+    "Square root of each element of x.\n\nNegative real inputs give NaN.");
+MF_UNARY_OP(
+    "Rsqrt", MF_UNARY_COMPLEX_TYPES,
+    "Reciprocal of the square root of each element of x: y = 1 / sqrt(x).");
+MF_UNARY_OP("Exp", MF_UNARY_COMPLEX_TYPES,
+            "Natural exponential of each element of x: y = e^x.");
+MF_UNARY_OP("Log", MF_UNARY_COMPLEX_TYPES,
+            "Natural logarithm of each element of x.\n\n0 gives -inf; negative "
+            "real inputs give NaN.");
+MF_UNARY_OP("Log1p", MF_UNARY_COMPLEX_TYPES,
+            "log(1 + x) for each element, accurate where x is near 0.");
+MF_UNARY_OP("Tanh", MF_UNARY_COMPLEX_TYPES,
+            "Hyperbolic tangent of each element of x.");
+MF_UNARY_OP("Sigmoid", MF_UNARY_COMPLEX_TYPES,
+            "Logistic function of each element of x: y = 1 / (1 + exp(-x)).");
+MF_UNARY_OP("Sin", MF_UNARY_COMPLEX_TYPES,
+            "Sine of each element of x, in radians.");
+MF_UNARY_OP("Cos", MF_UNARY_COMPLEX_TYPES,
+            "Cosine of each element of x, in radians.");
+MF_UNARY_OP(
+    "Atan", MF_UNARY_COMPLEX_TYPES,
+    "Inverse tangent of each element of x, in radians within [-pi/2, pi/2].");
+MF_UNARY_OP("Tan", MF_UNARY_COMPLEX_TYPES,
+            "Tangent of each element of x, in radians.");
+MF_UNARY_OP("Asin", MF_UNARY_COMPLEX_TYPES,
+            "Inverse sine of each element of x, in radians within [-pi/2, "
+            "pi/2].\n\nReal inputs outside [-1, 1] give NaN.");
+MF_UNARY_OP("Acos", MF_UNARY_COMPLEX_TYPES,
+            "Inverse cosine of each element of x, in radians within [0, "
+            "pi].\n\nReal inputs outside [-1, 1] give NaN.");
+MF_UNARY_OP("Sinh", MF_UNARY_COMPLEX_TYPES,
+            "Hyperbolic sine of each element of x.");
+MF_UNARY_OP("Cosh", MF_UNARY_COMPLEX_TYPES,
+            "Hyperbolic cosine of each element of x.");
+MF_UNARY_OP("Asinh", MF_UNARY_COMPLEX_TYPES,
+            "Inverse hyperbolic sine of each element of x.");
+MF_UNARY_OP("Acosh", MF_UNARY_COMPLEX_TYPES,
+            "Inverse hyperbolic cosine of each element of x.\n\nReal inputs "
+            "below 1 give NaN.");
+MF_UNARY_OP("Atanh", MF_UNARY_COMPLEX_TYPES,
+            "Inverse hyperbolic tangent of each element of x.\n\nReal inputs "
+            "outside [-1, 1] give NaN; -1 and 1 give -inf and inf.");
+MF_UNARY_OP("Expm1", MF_UNARY_COMPLEX_TYPES,
+            "exp(x) - 1 for each element, accurate where x is near 0.");
+MF_UNARY_OP("Erf", MF_UNARY_REAL_TYPES,
+            "Gauss error function of each element of x.");
+MF_UNARY_OP("Erfc", MF_UNARY_REAL_TYPES,
+            "Complementary error function of each element of x: 1 - erf(x).");
+MF_UNARY_OP("Rint", MF_UNARY_REAL_TYPES,
+            "Rounds each element of x to the nearest integer, ties to even.");
+MF_UNARY_OP("Floor", MF_UNARY_REAL_TYPES,
+            "Rounds each element of x down to an integer.");
+MF_UNARY_OP("Ceil", MF_UNARY_REAL_TYPES,
+            "Rounds each element of x up to an integer.");
+MF_UNARY_OP("Round", MF_UNARY_SIGNED_TYPES,
+            "Rounds each element of x to the nearest integer, ties to "
+            "even.\n\nIntegers pass through unchanged.");
+MF_UNARY_OP("Reciprocal", MF_UNARY_SIGNED_TYPES,
+            "1 / x for each element of x.\n\nminflow's CPU kernel takes "
+            "floating types only.");
 
 #undef MF_UNARY_OP
 #undef MF_UNARY_REAL_TYPES
@@ -356,22 +400,25 @@ MF_UNARY_OP("Reciprocal", MF_UNARY_SIGNED_TYPES);
 #undef MF_UNARY_SIGNED_TYPES
 
 // Floating-point classification: bool output.
-#define MF_CLASSIFY_OP(name)                      \
-  REGISTER_OP(name)                               \
-      .Input("x: T")                              \
-      .Output("y: bool")                          \
-      .Attr("T: {bfloat16, half, float, double}") \
-      .SetShapeFn(shape_inference::UnchangedShape)
+#define MF_CLASSIFY_OP(name, doc)                  \
+  REGISTER_OP(name)                                \
+      .Input("x: T")                               \
+      .Output("y: bool")                           \
+      .Attr("T: {bfloat16, half, float, double}")  \
+      .SetShapeFn(shape_inference::UnchangedShape) \
+      .Doc(doc)
 
-MF_CLASSIFY_OP("IsNan");
-MF_CLASSIFY_OP("IsInf");
-MF_CLASSIFY_OP("IsFinite");
+MF_CLASSIFY_OP("IsNan", "True where an element of x is NaN.");
+MF_CLASSIFY_OP("IsInf", "True where an element of x is +inf or -inf.");
+MF_CLASSIFY_OP("IsFinite",
+               "True where an element of x is neither NaN nor infinite.");
 #undef MF_CLASSIFY_OP
 
 REGISTER_OP("LogicalNot")
     .Input("x: bool")
     .Output("y: bool")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("Boolean negation of each element of x.");
 
 REGISTER_OP("Cast")
     .Input("x: SrcT")
@@ -379,17 +426,32 @@ REGISTER_OP("Cast")
     .Attr("SrcT: type")
     .Attr("DstT: type")
     .Attr("Truncate: bool = false")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Converts each element of x from type SrcT to type DstT.
+
+Floating to integer rounds toward zero and saturates: NaN becomes 0 and
+values out of range become the type's min or max (TensorFlow's result there
+depends on the CPU). Integer to integer keeps the low bits. A number becomes
+bool true where it is not zero. The CPU kernel casts between bool and the
+real number types.
+
+Truncate: When narrowing a floating type, drop the extra mantissa bits
+  instead of rounding to nearest.
+)doc");
 
 // ---- Binary, with numpy broadcasting ---------------------------------------
 
-#define MF_BINARY_OP(name, types) \
-  REGISTER_OP(name)               \
-      .Input("x: T")              \
-      .Input("y: T")              \
-      .Output("z: T")             \
-      .Attr("T: {" types "}")     \
-      .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+// Each binary op's doc states the numpy broadcasting of x and y, so that
+// the generated wrappers and docstrings say it where users read.
+#define MF_BINARY_OP(name, types, doc)                       \
+  REGISTER_OP(name)                                          \
+      .Input("x: T")                                         \
+      .Input("y: T")                                         \
+      .Output("z: T")                                        \
+      .Attr("T: {" types "}")                                \
+      .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn) \
+      .Doc(doc)
 
 #define MF_BINARY_ARITH_TYPES                                          \
   "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, " \
@@ -400,40 +462,89 @@ REGISTER_OP("Cast")
 
 MF_BINARY_OP("Add",
              "bfloat16, half, float, double, uint8, int8, int16, int32, int64, "
-             "complex64, complex128, string");
+             "complex64, complex128, string",
+             "Element-wise x + y, with broadcasting.\n\nx and y broadcast as "
+             "in numpy. On strings it concatenates.");
 MF_BINARY_OP("AddV2",
              "bfloat16, half, float, double, uint8, uint16, uint32, uint64, "
-             "int8, int16, int32, int64, complex64, complex128")
+             "int8, int16, int32, int64, complex64, complex128",
+             "Element-wise x + y, with broadcasting.\n\nx and y broadcast as "
+             "in numpy. Unlike Add it has no string form,\nso graph rewrites "
+             "may treat it as commutative and aggregate.")
     .SetIsAggregate()
     .SetIsCommutative();
-MF_BINARY_OP("Sub",
-             "bfloat16, half, float, double, uint8, int8, uint16, int16, "
-             "int32, int64, complex64, complex128, uint32, uint64");
-MF_BINARY_OP("Mul", MF_BINARY_ARITH_TYPES).SetIsCommutative();
-MF_BINARY_OP("Div", MF_BINARY_ARITH_TYPES);
-MF_BINARY_OP("RealDiv", MF_BINARY_ARITH_TYPES);
-MF_BINARY_OP("FloorDiv", MF_BINARY_ARITH_TYPES);
+MF_BINARY_OP(
+    "Sub",
+    "bfloat16, half, float, double, uint8, int8, uint16, int16, "
+    "int32, int64, complex64, complex128, uint32, uint64",
+    "Element-wise x - y, with broadcasting.\n\nx and y broadcast as in numpy.");
+MF_BINARY_OP("Mul", MF_BINARY_ARITH_TYPES,
+             "Element-wise x * y, with broadcasting.\n\nx and y broadcast as "
+             "in numpy.")
+    .SetIsCommutative();
+MF_BINARY_OP("Div", MF_BINARY_ARITH_TYPES,
+             "Element-wise x / y, with broadcasting.\n\nx and y broadcast as "
+             "in numpy. Integers divide rounding toward\nzero; an integer "
+             "divisor of 0 is an InvalidArgument error.");
+MF_BINARY_OP("RealDiv", MF_BINARY_ARITH_TYPES,
+             "Element-wise x / y for floating and complex types, with "
+             "broadcasting.\n\nx and y broadcast as in numpy.");
+MF_BINARY_OP("FloorDiv", MF_BINARY_ARITH_TYPES,
+             "Element-wise floor(x / y), with broadcasting.\n\nx and y "
+             "broadcast as in numpy. Integers round toward -inf,\nunlike Div; "
+             "an integer divisor of 0 is an InvalidArgument error.");
 MF_BINARY_OP("FloorMod",
              "int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-             "bfloat16, half, float, double");
+             "bfloat16, half, float, double",
+             "Element-wise remainder of floor division, with "
+             "broadcasting.\n\nx and y broadcast as in numpy. The result has "
+             "the sign of y,\nso x == FloorDiv(x, y) * y + FloorMod(x, y). An "
+             "integer divisor of 0 is an\nInvalidArgument error.");
 // TensorFlow's list names half twice (float16 and half).
-MF_BINARY_OP("Mod", "int32, int64, float16, half, bfloat16, float, double");
-MF_BINARY_OP("TruncateDiv", MF_BINARY_ARITH_TYPES);
-MF_BINARY_OP("TruncateMod", "int32, int64, bfloat16, half, float, double");
-MF_BINARY_OP("Xlogy", "half, bfloat16, float, double, complex64, complex128");
-MF_BINARY_OP("Xdivy", "half, bfloat16, float, double, complex64, complex128");
-MF_BINARY_OP("DivNoNan",
-             "half, float, bfloat16, double, complex64, complex128");
-MF_BINARY_OP("MulNoNan",
-             "bfloat16, half, float, double, complex64, complex128");
-MF_BINARY_OP("Maximum", MF_BINARY_MINMAX_TYPES);
-MF_BINARY_OP("Minimum", MF_BINARY_MINMAX_TYPES);
+MF_BINARY_OP(
+    "Mod", "int32, int64, float16, half, bfloat16, float, double",
+    "Element-wise remainder of truncating division, with broadcasting.\n\nx "
+    "and y broadcast as in numpy. The result has the sign of x (C's\n% and "
+    "fmod). An integer divisor of 0 is an InvalidArgument error.");
+MF_BINARY_OP("TruncateDiv", MF_BINARY_ARITH_TYPES,
+             "Element-wise x / y rounded toward zero, with broadcasting.\n\nx "
+             "and y broadcast as in numpy. An integer divisor of 0 is "
+             "an\nInvalidArgument error.");
+MF_BINARY_OP(
+    "TruncateMod", "int32, int64, bfloat16, half, float, double",
+    "Element-wise remainder of truncating division, with broadcasting.\n\nx "
+    "and y broadcast as in numpy. The result has the sign of x, as Mod.");
+MF_BINARY_OP(
+    "Xlogy", "half, bfloat16, float, double, complex64, complex128",
+    "Element-wise x * log(y), and 0 where x is 0, with broadcasting.\n\nx and "
+    "y broadcast as in numpy. The 0 holds even where y is 0 or NaN.");
+MF_BINARY_OP("Xdivy", "half, bfloat16, float, double, complex64, complex128",
+             "Element-wise x / y, and 0 where x is 0, with broadcasting.\n\nx "
+             "and y broadcast as in numpy. The 0 holds even where y is 0.");
+MF_BINARY_OP("DivNoNan", "half, float, bfloat16, double, complex64, complex128",
+             "Element-wise x / y, and 0 where y is 0, with broadcasting.\n\nx "
+             "and y broadcast as in numpy.");
+MF_BINARY_OP(
+    "MulNoNan", "bfloat16, half, float, double, complex64, complex128",
+    "Element-wise x * y, and 0 where y is 0, with broadcasting.\n\nx and y "
+    "broadcast as in numpy. The 0 holds even where x is inf or NaN.");
+MF_BINARY_OP("Maximum", MF_BINARY_MINMAX_TYPES,
+             "Element-wise larger of x and y, with broadcasting.\n\nx and y "
+             "broadcast as in numpy.");
+MF_BINARY_OP("Minimum", MF_BINARY_MINMAX_TYPES,
+             "Element-wise smaller of x and y, with broadcasting.\n\nx and y "
+             "broadcast as in numpy.");
 MF_BINARY_OP("Pow",
              "bfloat16, float, half, double, int8, int16, int32, int64, "
-             "complex64, complex128");
+             "complex64, complex128",
+             "Element-wise x raised to the power y, with broadcasting.\n\nx "
+             "and y broadcast as in numpy. For integers a negative exponent is "
+             "an\nInvalidArgument error.");
 MF_BINARY_OP("SquaredDifference",
              "bfloat16, half, float, double, int32, int64, complex64, "
-             "complex128")
+             "complex128",
+             "Element-wise (x - y) * (x - y), with broadcasting.\n\nx and y "
+             "broadcast as in numpy.")
     .SetIsCommutative();
 
 #undef MF_BINARY_OP
@@ -446,7 +557,13 @@ REGISTER_OP("Atan2")
     .Input("x: T")
     .Output("z: T")
     .Attr("T: {bfloat16, half, float, double}")
-    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn);
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+    .Doc(R"doc(
+Element-wise angle of the point (x, y), in radians within [-pi, pi].
+
+It is atan(y / x) placed in the quadrant that the signs of x and y select.
+y and x broadcast as in numpy; note that y comes first.
+)doc");
 
 namespace {
 
@@ -465,7 +582,7 @@ Status EqualityComparisonShape(InferenceContext* c) {
 
 }  // namespace
 
-#define MF_EQUALITY_OP(name)                         \
+#define MF_EQUALITY_OP(name, doc)                    \
   REGISTER_OP(name)                                  \
       .Input("x: T")                                 \
       .Input("y: T")                                 \
@@ -473,24 +590,48 @@ Status EqualityComparisonShape(InferenceContext* c) {
       .Attr("T: type")                               \
       .Attr("incompatible_shape_error: bool = true") \
       .SetIsCommutative()                            \
-      .SetShapeFn(EqualityComparisonShape)
+      .SetShapeFn(EqualityComparisonShape)           \
+      .Doc(doc)
 
-MF_EQUALITY_OP("Equal");
-MF_EQUALITY_OP("NotEqual");
+MF_EQUALITY_OP("Equal", R"doc(
+Element-wise x == y, with broadcasting.
+
+x and y broadcast as in numpy.
+
+incompatible_shape_error: When false, shapes that do not broadcast give a
+  scalar false instead of an error.
+)doc");
+MF_EQUALITY_OP("NotEqual", R"doc(
+Element-wise x != y, with broadcasting.
+
+x and y broadcast as in numpy.
+
+incompatible_shape_error: When false, shapes that do not broadcast give a
+  scalar true instead of an error.
+)doc");
 #undef MF_EQUALITY_OP
 
-#define MF_COMPARISON_OP(name)   \
-  REGISTER_OP(name)              \
-      .Input("x: T")             \
-      .Input("y: T")             \
-      .Output("z: bool")         \
-      .Attr("T: realnumbertype") \
-      .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+#define MF_COMPARISON_OP(name, doc)                          \
+  REGISTER_OP(name)                                          \
+      .Input("x: T")                                         \
+      .Input("y: T")                                         \
+      .Output("z: bool")                                     \
+      .Attr("T: realnumbertype")                             \
+      .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn) \
+      .Doc(doc)
 
-MF_COMPARISON_OP("Less");
-MF_COMPARISON_OP("LessEqual");
-MF_COMPARISON_OP("Greater");
-MF_COMPARISON_OP("GreaterEqual");
+MF_COMPARISON_OP(
+    "Less",
+    "Element-wise x < y, with broadcasting.\n\nx and y broadcast as in numpy.");
+MF_COMPARISON_OP("LessEqual",
+                 "Element-wise x <= y, with broadcasting.\n\nx and y broadcast "
+                 "as in numpy.");
+MF_COMPARISON_OP(
+    "Greater",
+    "Element-wise x > y, with broadcasting.\n\nx and y broadcast as in numpy.");
+MF_COMPARISON_OP("GreaterEqual",
+                 "Element-wise x >= y, with broadcasting.\n\nx and y broadcast "
+                 "as in numpy.");
 #undef MF_COMPARISON_OP
 
 REGISTER_OP("LogicalAnd")
@@ -498,14 +639,16 @@ REGISTER_OP("LogicalAnd")
     .Input("y: bool")
     .Output("z: bool")
     .SetIsCommutative()
-    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn);
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+    .Doc("Element-wise x AND y, with broadcasting as in numpy.");
 
 REGISTER_OP("LogicalOr")
     .Input("x: bool")
     .Input("y: bool")
     .Output("z: bool")
     .SetIsCommutative()
-    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn);
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShapeFn)
+    .Doc("Element-wise x OR y, with broadcasting as in numpy.");
 
 REGISTER_OP("Select")
     .Input("condition: bool")
@@ -513,7 +656,14 @@ REGISTER_OP("Select")
     .Input("e: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(SelectShape);
+    .SetShapeFn(SelectShape)
+    .Doc(R"doc(
+Takes elements from t where condition is true and from e where it is false.
+
+t and e have the same shape. condition has that shape too, or is a vector
+whose length is their first dimension: then it picks whole rows. A scalar
+condition picks all of t or all of e.
+)doc");
 
 REGISTER_OP("SelectV2")
     .Input("condition: bool")
@@ -521,7 +671,13 @@ REGISTER_OP("SelectV2")
     .Input("e: T")
     .Output("output: T")
     .Attr("T: type")
-    .SetShapeFn(SelectV2Shape);
+    .SetShapeFn(SelectV2Shape)
+    .Doc(R"doc(
+Takes elements from t where condition is true and from e where it is false.
+
+condition, t and e broadcast together as in numpy; the output has the
+broadcast shape.
+)doc");
 
 REGISTER_OP("AddN")
     .Input("inputs: N * T")
@@ -530,7 +686,12 @@ REGISTER_OP("AddN")
     .Attr("T: {numbertype, variant}")
     .SetIsCommutative()
     .SetIsAggregate()
-    .SetShapeFn(AddNShape);
+    .SetShapeFn(AddNShape)
+    .Doc(R"doc(
+Adds N tensors of the same shape and type element-wise.
+
+No broadcasting: every input must have the output's shape.
+)doc");
 
 // ---- Linear algebra
 // -----------------------------------------------------------
@@ -546,7 +707,17 @@ REGISTER_OP("MatMul")
         "uint32, uint64, complex64, complex128}")
     .Attr("grad_a: bool = false")
     .Attr("grad_b: bool = false")
-    .SetShapeFn(shape_inference::MatMulShape);
+    .SetShapeFn(shape_inference::MatMulShape)
+    .Doc(R"doc(
+Matrix product of two 2-D tensors.
+
+The inner dimensions, after the optional transposes, must agree.
+
+transpose_a: Use the transpose of a.
+transpose_b: Use the transpose of b.
+grad_a: A hint that this product computes a gradient of a; ignored.
+grad_b: A hint that this product computes a gradient of b; ignored.
+)doc");
 
 namespace {
 
@@ -590,7 +761,18 @@ REGISTER_OP("BatchMatMul")
     .Attr("adj_y: bool = false")
     .Attr("grad_x: bool = false")
     .Attr("grad_y: bool = false")
-    .SetShapeFn(BatchMatMulV1Shape);
+    .SetShapeFn(BatchMatMulV1Shape)
+    .Doc(R"doc(
+Matrix products of the matching inner matrices of two tensors.
+
+x and y have rank >= 2 and the same leading (batch) dimensions, without
+broadcasting; the last two dimensions of each are one matrix.
+
+adj_x: Use the adjoint (conjugate transpose) of each matrix of x.
+adj_y: Use the adjoint (conjugate transpose) of each matrix of y.
+grad_x: A hint that this product computes a gradient of x; ignored.
+grad_y: A hint that this product computes a gradient of y; ignored.
+)doc");
 
 REGISTER_OP("BatchMatMulV2")
     .Input("x: T")
@@ -603,7 +785,19 @@ REGISTER_OP("BatchMatMulV2")
     .Attr("adj_y: bool = false")
     .Attr("grad_x: bool = false")
     .Attr("grad_y: bool = false")
-    .SetShapeFn(shape_inference::BatchMatMulV2Shape);
+    .SetShapeFn(shape_inference::BatchMatMulV2Shape)
+    .Doc(R"doc(
+Matrix products over batches of matrices, broadcasting the batch dimensions.
+
+The last two dimensions of x and y are the matrices; the dimensions before
+them broadcast as in numpy, so a plain matrix multiplies every matrix of a
+batch.
+
+adj_x: Use the adjoint (conjugate transpose) of each matrix of x.
+adj_y: Use the adjoint (conjugate transpose) of each matrix of y.
+grad_x: A hint that this product computes a gradient of x; ignored.
+grad_y: A hint that this product computes a gradient of y; ignored.
+)doc");
 
 REGISTER_OP("BatchMatMulV3")
     .Input("x: Ta")
@@ -622,7 +816,18 @@ REGISTER_OP("BatchMatMulV3")
     .Attr("adj_y: bool = false")
     .Attr("grad_x: bool = false")
     .Attr("grad_y: bool = false")
-    .SetShapeFn(shape_inference::BatchMatMulV2Shape);
+    .SetShapeFn(shape_inference::BatchMatMulV2Shape)
+    .Doc(R"doc(
+BatchMatMulV2 whose inputs and output may have different types.
+
+Ta: The type of x.
+Tb: The type of y.
+Tout: The type of the products.
+adj_x: Use the adjoint (conjugate transpose) of each matrix of x.
+adj_y: Use the adjoint (conjugate transpose) of each matrix of y.
+grad_x: A hint that this product computes a gradient of x; ignored.
+grad_y: A hint that this product computes a gradient of y; ignored.
+)doc");
 
 namespace {
 
@@ -683,26 +888,53 @@ REGISTER_OP("Einsum")
     .Attr("equation: string")
     .Attr("N: int >= 1")
     .Attr("T: type")
-    .SetShapeFn(EinsumShape);
+    .SetShapeFn(EinsumShape)
+    .Doc(R"doc(
+Contracts the inputs as a numpy-style Einstein summation equation says.
+
+equation: Such as "ij,jk->ik": one comma-separated letter group per input,
+  then "->" and the output's letters. Letters missing from the output are
+  summed over; "..." stands for broadcast dimensions.
+)doc");
 
 // ---- Reductions
 // -----------------------------------------------------------------
 
-#define MF_REDUCTION_OP(name, types)           \
-  REGISTER_OP(name)                            \
-      .Input("input: T")                       \
-      .Input("reduction_indices: Tidx")        \
-      .Output("output: T")                     \
-      .Attr("keep_dims: bool = false")         \
-      .Attr("T: " types)                       \
-      .Attr("Tidx: {int32, int64} = DT_INT32") \
-      .SetShapeFn(shape_inference::ReductionShape)
+// Note [Reduction docs]
+// Every reduction takes the axes to reduce (a scalar or a vector; negative
+// counts from the end; an empty vector reduces nothing) and keep_dims; the
+// text of those is shared here.
+#define MF_REDUCTION_ARGS_DOC                                               \
+  "reduction_indices: The axes to reduce: a scalar or a vector, negative\n" \
+  "  values counting from the end. An empty vector reduces nothing.\n"      \
+  "keep_dims: Keep each reduced axis as a dimension of size 1.\n"
 
-MF_REDUCTION_OP("Sum", "numbertype");
-MF_REDUCTION_OP("Mean", "numbertype");
-MF_REDUCTION_OP("Prod", "numbertype");
-MF_REDUCTION_OP("Max", "{realnumbertype, quantizedtype}");
-MF_REDUCTION_OP("Min", "{realnumbertype, quantizedtype}");
+#define MF_REDUCTION_OP(name, types, doc)          \
+  REGISTER_OP(name)                                \
+      .Input("input: T")                           \
+      .Input("reduction_indices: Tidx")            \
+      .Output("output: T")                         \
+      .Attr("keep_dims: bool = false")             \
+      .Attr("T: " types)                           \
+      .Attr("Tidx: {int32, int64} = DT_INT32")     \
+      .SetShapeFn(shape_inference::ReductionShape) \
+      .Doc(doc "\n\n" MF_REDUCTION_ARGS_DOC)
+
+MF_REDUCTION_OP(
+    "Sum", "numbertype",
+    "Sum of the elements over the given axes.\n\nAn empty reduction gives 0.");
+MF_REDUCTION_OP("Mean", "numbertype",
+                "Mean of the elements over the given axes.\n\nOn integers the "
+                "sum is divided with truncation.");
+MF_REDUCTION_OP("Prod", "numbertype",
+                "Product of the elements over the given axes.\n\nAn empty "
+                "reduction gives 1.");
+MF_REDUCTION_OP("Max", "{realnumbertype, quantizedtype}",
+                "Largest element over the given axes.\n\nAn empty reduction "
+                "gives the lowest value of T.");
+MF_REDUCTION_OP("Min", "{realnumbertype, quantizedtype}",
+                "Smallest element over the given axes.\n\nAn empty reduction "
+                "gives the highest value of T.");
 #undef MF_REDUCTION_OP
 
 REGISTER_OP("ArgMax")
@@ -712,7 +944,16 @@ REGISTER_OP("ArgMax")
     .Attr("T: {realnumbertype, quantizedtype, bool}")
     .Attr("Tidx: {int16, int32, int64} = DT_INT32")
     .Attr("output_type: {int16, uint16, int32, int64} = DT_INT64")
-    .SetShapeFn(ArgOpShape);
+    .SetShapeFn(ArgOpShape)
+    .Doc(R"doc(
+Index of the largest element along one axis.
+
+The axis is removed from the shape. Ties give the first index; NaN is never
+chosen, so a row of NaNs gives 0.
+
+dimension: The axis, a scalar; negative counts from the end.
+output_type: The type of the indices.
+)doc");
 
 REGISTER_OP("ArgMin")
     .Input("input: T")
@@ -721,7 +962,16 @@ REGISTER_OP("ArgMin")
     .Attr("T: {realnumbertype, quantizedtype, bool}")
     .Attr("Tidx: {int32, int64} = DT_INT32")
     .Attr("output_type: {int32, int64} = DT_INT64")
-    .SetShapeFn(ArgOpShape);
+    .SetShapeFn(ArgOpShape)
+    .Doc(R"doc(
+Index of the smallest element along one axis.
+
+The axis is removed from the shape. Ties give the first index; NaN is never
+chosen, so a row of NaNs gives 0.
+
+dimension: The axis, a scalar; negative counts from the end.
+output_type: The type of the indices.
+)doc");
 
 // ---- Range
 // ------------------------------------------------------------------------
@@ -734,7 +984,17 @@ REGISTER_OP("Range")
     .Attr(
         "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
         "uint16, uint32, uint64} = DT_INT32")
-    .SetShapeFn(RangeShape);
+    .SetShapeFn(RangeShape)
+    .Doc(R"doc(
+The sequence start, start + delta, ... up to but excluding limit.
+
+The length is ceil((limit - start) / delta). A delta that steps away from
+limit is an error.
+
+start: A scalar.
+limit: A scalar, not part of the sequence.
+delta: A scalar step, not 0; it may be negative.
+)doc");
 
 REGISTER_OP("LinSpace")
     .Input("start: T")
@@ -743,21 +1003,34 @@ REGISTER_OP("LinSpace")
     .Output("output: T")
     .Attr("T: {bfloat16, half, float, double}")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(LinSpaceShape);
+    .SetShapeFn(LinSpaceShape)
+    .Doc(R"doc(
+num evenly spaced values from start to stop, both included.
+
+num = 1 gives just start.
+
+num: A positive scalar.
+)doc");
 
 // ---- Logical and norm reductions --------------------------------------------
 
-#define MF_BOOL_REDUCTION_OP(name)             \
-  REGISTER_OP(name)                            \
-      .Input("input: bool")                    \
-      .Input("reduction_indices: Tidx")        \
-      .Output("output: bool")                  \
-      .Attr("keep_dims: bool = false")         \
-      .Attr("Tidx: {int32, int64} = DT_INT32") \
-      .SetShapeFn(shape_inference::ReductionShape)
+#define MF_BOOL_REDUCTION_OP(name, doc)            \
+  REGISTER_OP(name)                                \
+      .Input("input: bool")                        \
+      .Input("reduction_indices: Tidx")            \
+      .Output("output: bool")                      \
+      .Attr("keep_dims: bool = false")             \
+      .Attr("Tidx: {int32, int64} = DT_INT32")     \
+      .SetShapeFn(shape_inference::ReductionShape) \
+      .Doc(doc "\n\n" MF_REDUCTION_ARGS_DOC)
 
-MF_BOOL_REDUCTION_OP("All");
-MF_BOOL_REDUCTION_OP("Any");
+MF_BOOL_REDUCTION_OP("All",
+                     "Logical AND of the elements over the given axes.\n\nAn "
+                     "empty reduction gives true.");
+MF_BOOL_REDUCTION_OP("Any",
+                     "Logical OR of the elements over the given axes.\n\nAn "
+                     "empty reduction gives false.");
+#undef MF_REDUCTION_ARGS_DOC
 #undef MF_BOOL_REDUCTION_OP
 
 REGISTER_OP("EuclideanNorm")
@@ -767,13 +1040,21 @@ REGISTER_OP("EuclideanNorm")
     .Attr("keep_dims: bool = false")
     .Attr("T: numbertype")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(shape_inference::ReductionShape);
+    .SetShapeFn(shape_inference::ReductionShape)
+    .Doc(R"doc(
+Square root of the sum of squared magnitudes over the given axes.
+
+reduction_indices: The axes to reduce: a scalar or a vector, negative
+  values counting from the end.
+keep_dims: Keep each reduced axis as a dimension of size 1.
+)doc");
 
 REGISTER_OP("L2Loss")
     .Input("t: T")
     .Output("output: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(shape_inference::ScalarShape);
+    .SetShapeFn(shape_inference::ScalarShape)
+    .Doc("Half the sum of the squares of all elements of t: sum(t * t) / 2.");
 
 // ---- Segment reductions -----------------------------------------------------
 
@@ -783,24 +1064,48 @@ REGISTER_OP("SegmentSum")
     .Output("output: T")
     .Attr("T: numbertype")
     .Attr("Tindices: {int32, int64}")
-    .SetShapeFn(SegmentReductionShape);
+    .SetShapeFn(SegmentReductionShape)
+    .Doc(R"doc(
+Sums the slices of data along axis 0 that share a segment id.
 
-#define MF_UNSORTED_SEGMENT_OP(name, types, index_types) \
-  REGISTER_OP(name)                                      \
-      .Input("data: T")                                  \
-      .Input("segment_ids: Tindices")                    \
-      .Input("num_segments: Tnumsegments")               \
-      .Output("output: T")                               \
-      .Attr("T: " types)                                 \
-      .Attr("Tindices: {" index_types "}")               \
-      .Attr("Tnumsegments: {int32, int64} = DT_INT32")   \
-      .SetShapeFn(UnsortedSegmentReductionShape)
+output[i] is the sum of the data[j] with segment_ids[j] == i; ids missing
+from segment_ids give zero slices.
+
+segment_ids: A vector as long as data's first dimension, sorted ascending
+  and not negative. The last id plus one is the output's first dimension.
+)doc");
+
+#define MF_UNSORTED_SEGMENT_ARGS_DOC                                         \
+  "segment_ids: A prefix of data's shape, the segment of each slice, in\n"   \
+  "  any order. Negative ids drop their slice; ids >= num_segments are an\n" \
+  "  error.\n"                                                               \
+  "num_segments: A scalar, the output's first dimension.\n"
+
+#define MF_UNSORTED_SEGMENT_OP(name, types, index_types, doc) \
+  REGISTER_OP(name)                                           \
+      .Input("data: T")                                       \
+      .Input("segment_ids: Tindices")                         \
+      .Input("num_segments: Tnumsegments")                    \
+      .Output("output: T")                                    \
+      .Attr("T: " types)                                      \
+      .Attr("Tindices: {" index_types "}")                    \
+      .Attr("Tnumsegments: {int32, int64} = DT_INT32")        \
+      .SetShapeFn(UnsortedSegmentReductionShape)              \
+      .Doc(doc "\n\n" MF_UNSORTED_SEGMENT_ARGS_DOC)
 
 MF_UNSORTED_SEGMENT_OP("UnsortedSegmentSum", "numbertype",
-                       "int16, int32, int64");
-MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMax", "realnumbertype", "int32, int64");
-MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMin", "realnumbertype", "int32, int64");
+                       "int16, int32, int64",
+                       "Sums the slices of data that share a segment id.\n\n"
+                       "An empty segment gives 0.");
+MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMax", "realnumbertype", "int32, int64",
+                       "Largest of the slices of data that share a segment "
+                       "id.\n\nAn empty segment gives the lowest value of T.");
+MF_UNSORTED_SEGMENT_OP("UnsortedSegmentMin", "realnumbertype", "int32, int64",
+                       "Smallest of the slices of data that share a segment "
+                       "id.\n\nAn empty segment gives the highest value of "
+                       "T.");
 #undef MF_UNSORTED_SEGMENT_OP
+#undef MF_UNSORTED_SEGMENT_ARGS_DOC
 
 // ---- Element-wise helpers ---------------------------------------------------
 
@@ -809,7 +1114,15 @@ REGISTER_OP("Bucketize")
     .Output("output: int32")
     .Attr("T: {int32, int64, float, double}")
     .Attr("boundaries: list(float)")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Index of the bucket that each element of input falls into.
+
+The result is the number of boundaries that are <= the element, so values
+below the first boundary go to bucket 0.
+
+boundaries: Sorted ascending.
+)doc");
 
 REGISTER_OP("ClipByValue")
     .Input("t: T")
@@ -817,6 +1130,12 @@ REGISTER_OP("ClipByValue")
     .Input("clip_value_max: T")
     .Output("output: T")
     .Attr("T: numbertype")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Clamps each element of t into [clip_value_min, clip_value_max].
+
+clip_value_min: A scalar or a tensor of t's shape.
+clip_value_max: A scalar or a tensor of t's shape.
+)doc");
 
 }  // namespace minflow

@@ -286,56 +286,90 @@ REGISTER_OP("Relu")
     .Input("features: T")
     .Output("activations: T")
     .Attr("T: {realnumbertype, qint8}")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("Rectified linear unit: max(features, 0), element-wise.");
 
 REGISTER_OP("Relu6")
     .Input("features: T")
     .Output("activations: T")
     .Attr("T: realnumbertype")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("Relu capped at 6: min(max(features, 0), 6), element-wise.");
 
 REGISTER_OP("Elu")
     .Input("features: T")
     .Output("activations: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Exponential linear unit: features where > 0, else exp(features) - 1.
+)doc");
 
 REGISTER_OP("Selu")
     .Input("features: T")
     .Output("activations: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Scaled exponential linear unit, element-wise.
+
+scale * features where features > 0, else scale * alpha * (exp(features) -
+1), with the fixed alpha ~ 1.6733 and scale ~ 1.0507 of self-normalising
+networks.
+)doc");
 
 REGISTER_OP("LeakyRelu")
     .Input("features: T")
     .Output("activations: T")
     .Attr("alpha: float = 0.2")
     .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+features where > 0, else alpha * features, element-wise.
+
+alpha: The slope for negative inputs.
+)doc");
 
 REGISTER_OP("Softplus")
     .Input("features: T")
     .Output("activations: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+log(exp(features) + 1), element-wise, without overflow for large inputs.
+)doc");
 
 REGISTER_OP("Softsign")
     .Input("features: T")
     .Output("activations: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc("features / (abs(features) + 1), element-wise.");
 
 REGISTER_OP("Softmax")
     .Input("logits: T")
     .Output("softmax: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(SoftmaxShape);
+    .SetShapeFn(SoftmaxShape)
+    .Doc(R"doc(
+exp(logits) normalised to sum to 1 along the last dimension.
+
+Computed with the row's maximum subtracted first, so large logits do not
+overflow.
+
+logits: A tensor of rank >= 1.
+)doc");
 
 REGISTER_OP("LogSoftmax")
     .Input("logits: T")
     .Output("logsoftmax: T")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(SoftmaxShape);
+    .SetShapeFn(SoftmaxShape)
+    .Doc(R"doc(
+The logarithm of Softmax along the last dimension.
+
+logits: A tensor of rank >= 1.
+)doc");
 
 // ---- Bias, convolution, pooling
 // ------------------------------------------------
@@ -346,7 +380,14 @@ REGISTER_OP("BiasAdd")
     .Input("bias: T")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Output("output: T")
-    .SetShapeFn(shape_inference::BiasAddShape);
+    .SetShapeFn(shape_inference::BiasAddShape)
+    .Doc(R"doc(
+Adds a per-channel bias to value, broadcast over the other dimensions.
+
+bias: A vector as long as value's channel dimension.
+data_format: Which dimension of value is the channel: the last (NHWC) or
+  the second (NCHW), for any rank >= 2 (>= 3 for NCHW).
+)doc");
 
 REGISTER_OP("Conv2D")
     .Input("input: T")
@@ -359,7 +400,30 @@ REGISTER_OP("Conv2D")
     .Attr("explicit_paddings: list(int) = []")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
-    .SetShapeFn(shape_inference::Conv2DShapeWithExplicitPadding);
+    .SetShapeFn(shape_inference::Conv2DShapeWithExplicitPadding)
+    .Doc(R"doc(
+2-D convolution of a 4-D input with a 4-D filter.
+
+As in deep-learning libraries, this is cross-correlation: the filter is not
+flipped. Channels of input must be a multiple of the filter's in_channels,
+giving grouped convolution when it is larger.
+
+input: A 4-D tensor in data_format's layout.
+filter: [filter_height, filter_width, in_channels, out_channels].
+strides: The step of the sliding window in each dimension of input, in
+  data_format's order; the batch and channel strides must be 1.
+use_cudnn_on_gpu: Accepted for compatibility; minflow ignores it.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input; EXPLICIT takes the
+  amounts from explicit_paddings.
+explicit_paddings: With EXPLICIT padding, a (before, after) pair for each
+  dimension of input, in data_format's order; the batch and channel pairs
+  must be 0. Empty otherwise.
+data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+dilations: The spacing of the filter taps in each dimension of input,
+  in data_format's order; 1 is a dense filter. Batch and channel must be 1.
+)doc");
 
 REGISTER_OP("Conv2DBackpropInput")
     .Input("input_sizes: int32")
@@ -373,7 +437,29 @@ REGISTER_OP("Conv2DBackpropInput")
     .Attr("explicit_paddings: list(int) = []")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
-    .SetShapeFn(Conv2DBackpropInputShape);
+    .SetShapeFn(Conv2DBackpropInputShape)
+    .Doc(R"doc(
+The gradient of Conv2D with respect to its input.
+
+Also the transposed convolution used to upsample.
+
+input_sizes: A vector of 4, the shape of Conv2D's input.
+filter: Conv2D's filter.
+out_backprop: The gradient with respect to Conv2D's output.
+strides: The step of the sliding window in each dimension of input, in
+  data_format's order; the batch and channel strides must be 1.
+use_cudnn_on_gpu: Accepted for compatibility; minflow ignores it.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input; EXPLICIT takes the
+  amounts from explicit_paddings.
+explicit_paddings: With EXPLICIT padding, a (before, after) pair for each
+  dimension of input, in data_format's order; the batch and channel pairs
+  must be 0. Empty otherwise.
+data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+dilations: The spacing of the filter taps in each dimension of input,
+  in data_format's order; 1 is a dense filter. Batch and channel must be 1.
+)doc");
 
 REGISTER_OP("Conv3D")
     .Input("input: T")
@@ -384,7 +470,23 @@ REGISTER_OP("Conv3D")
     .Attr("padding: {'SAME', 'VALID'}")
     .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
-    .SetShapeFn(Conv3DShape);
+    .SetShapeFn(Conv3DShape)
+    .Doc(R"doc(
+3-D convolution of a 5-D input with a 5-D filter.
+
+input: A 5-D tensor in data_format's layout.
+filter: [filter_depth, filter_height, filter_width, in_channels,
+  out_channels].
+strides: The window step in each of the 5 dimensions of input, in
+  data_format's order; batch and channel must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input.
+data_format: NDHWC ([batch, depth, height, width, channels]) or NCDHW
+  ([batch, channels, depth, height, width]). The CPU kernel takes NDHWC
+  only.
+dilations: The spacing of the filter taps in each of the 5 dimensions of
+  input; batch and channel must be 1. The CPU kernel takes only 1s.
+)doc");
 
 REGISTER_OP("DepthwiseConv2dNative")
     .Input("input: T")
@@ -396,7 +498,27 @@ REGISTER_OP("DepthwiseConv2dNative")
     .Attr("explicit_paddings: list(int) = []")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
-    .SetShapeFn(shape_inference::DepthwiseConv2DNativeShapeWithExplicitPadding);
+    .SetShapeFn(shape_inference::DepthwiseConv2DNativeShapeWithExplicitPadding)
+    .Doc(R"doc(
+2-D convolution of each input channel with its own filters.
+
+Channel k of the input, convolved with filter[:, :, k, j], gives output
+channel k * channel_multiplier + j.
+
+filter: [filter_height, filter_width, in_channels, channel_multiplier].
+strides: The step of the sliding window in each dimension of input, in
+  data_format's order; the batch and channel strides must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input; EXPLICIT takes the
+  amounts from explicit_paddings.
+explicit_paddings: With EXPLICIT padding, a (before, after) pair for each
+  dimension of input, in data_format's order; the batch and channel pairs
+  must be 0. Empty otherwise.
+data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+dilations: The spacing of the filter taps in each dimension of input,
+  in data_format's order; 1 is a dense filter. Batch and channel must be 1.
+)doc");
 
 REGISTER_OP("MaxPool")
     .Attr(
@@ -409,7 +531,25 @@ REGISTER_OP("MaxPool")
     .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
     .Input("input: T")
     .Output("output: T")
-    .SetShapeFn(shape_inference::MaxPoolShape);
+    .SetShapeFn(shape_inference::MaxPoolShape)
+    .Doc(R"doc(
+The maximum of each sliding window over the spatial dimensions.
+
+Padding positions never win.
+
+ksize: The window size in each dimension of input, in data_format's
+  order.
+strides: The step of the sliding window in each dimension of input, in
+  data_format's order; the batch and channel strides must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input; EXPLICIT takes the
+  amounts from explicit_paddings.
+explicit_paddings: With EXPLICIT padding, a (before, after) pair for each
+  dimension of input, in data_format's order; the batch and channel pairs
+  must be 0. Empty otherwise.
+data_format: NHWC, NCHW or NCHW_VECT_C, as in TensorFlow; the CPU kernel
+  takes NHWC only.
+)doc");
 
 REGISTER_OP("MaxPoolV2")
     .Attr(
@@ -421,7 +561,15 @@ REGISTER_OP("MaxPoolV2")
     .Input("ksize: int32")
     .Input("strides: int32")
     .Output("output: T")
-    .SetShapeFn(shape_inference::MaxPoolV2Shape);
+    .SetShapeFn(shape_inference::MaxPoolV2Shape)
+    .Doc(R"doc(
+MaxPool whose window size and strides are inputs rather than attrs.
+
+ksize: A vector of 4, in data_format's order.
+strides: A vector of 4, in data_format's order.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input.
+)doc");
 
 REGISTER_OP("AvgPool")
     .Input("value: T")
@@ -431,7 +579,23 @@ REGISTER_OP("AvgPool")
     .Attr("padding: {'SAME', 'VALID'}")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(shape_inference::AvgPoolShape);
+    .SetShapeFn(shape_inference::AvgPoolShape)
+    .Doc(R"doc(
+The mean of each sliding window over the spatial dimensions.
+
+Padding positions are not counted: a SAME window at the border averages only
+the input elements it covers.
+
+value: A 4-D tensor in data_format's layout.
+ksize: The window size in each dimension of input, in data_format's
+  order.
+strides: The step of the sliding window in each dimension of input, in
+  data_format's order; the batch and channel strides must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input.
+data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+)doc");
 
 REGISTER_OP("MaxPoolWithArgmax")
     .Attr("ksize: list(int) >= 4")
@@ -449,7 +613,22 @@ REGISTER_OP("MaxPoolWithArgmax")
       MF_RETURN_IF_ERROR(shape_inference::MaxPoolShape(c));
       c->set_output(1, c->output(0));
       return OkStatus();
-    });
+    })
+    .Doc(R"doc(
+MaxPool over an NHWC input that also returns where each maximum came from.
+
+The first maximum in the window's row-major order wins.
+
+argmax: The flat index of each maximum in input: ((b * height + y) * width
+  + x) * channels + c, or without the b term.
+include_batch_in_index: Include the batch term in argmax.
+ksize: The window size in each dimension of input, in data_format's
+  order.
+strides: The step of the sliding window in each dimension of input, in
+  data_format's order; the batch and channel strides must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input.
+)doc");
 
 REGISTER_OP("MaxPool3D")
     .Input("input: T")
@@ -459,7 +638,20 @@ REGISTER_OP("MaxPool3D")
     .Attr("padding: {'SAME', 'VALID'}")
     .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
     .Attr("T: {half, bfloat16, float}")
-    .SetShapeFn(Pool3DShape);
+    .SetShapeFn(Pool3DShape)
+    .Doc(R"doc(
+The maximum of each sliding 3-D window over a 5-D input.
+
+ksize: The window size in each of the 5 dimensions of input, in
+  data_format's order; batch and channel must be 1.
+strides: The window step in each of the 5 dimensions of input, in
+  data_format's order; batch and channel must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input.
+data_format: NDHWC ([batch, depth, height, width, channels]) or NCDHW
+  ([batch, channels, depth, height, width]). The CPU kernel takes NDHWC
+  only.
+)doc");
 
 REGISTER_OP("AvgPool3D")
     .Input("input: T")
@@ -469,7 +661,22 @@ REGISTER_OP("AvgPool3D")
     .Attr("padding: {'SAME', 'VALID'}")
     .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
     .Attr("T: {half, bfloat16, float, double}")
-    .SetShapeFn(Pool3DShape);
+    .SetShapeFn(Pool3DShape)
+    .Doc(R"doc(
+The mean of each sliding 3-D window over a 5-D input.
+
+Padding positions are not counted in the mean.
+
+ksize: The window size in each of the 5 dimensions of input, in
+  data_format's order; batch and channel must be 1.
+strides: The window step in each of the 5 dimensions of input, in
+  data_format's order; batch and channel must be 1.
+padding: SAME pads so that the output has ceil(in / stride) positions;
+  VALID uses only windows that fit inside the input.
+data_format: NDHWC ([batch, depth, height, width, channels]) or NCDHW
+  ([batch, channels, depth, height, width]). The CPU kernel takes NDHWC
+  only.
+)doc");
 
 // ---- Normalisation
 // ------------------------------------------------------------
@@ -490,7 +697,33 @@ REGISTER_OP("FusedBatchNorm")
     .Attr("exponential_avg_factor: float = 1.0")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
-    .SetShapeFn(FusedBatchNormShape);
+    .SetShapeFn(FusedBatchNormShape)
+    .Doc(R"doc(
+Batch normalisation of a 4-D input in one op.
+
+y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
+Training uses the batch's mean and biased variance over every dimension but
+the channel one.
+
+x: A 4-D tensor.
+scale: One factor per channel.
+offset: One offset per channel.
+mean: The running mean, per channel; read only in inference.
+variance: The running variance, per channel; read only in inference.
+y: The normalised x.
+batch_mean: Training: the new running mean. Inference: mean.
+batch_variance: Training: the new running variance, Bessel-corrected.
+  Inference: variance.
+reserve_space_1: Training: the batch mean. Inference: mean.
+reserve_space_2: Training: the biased batch variance. Inference: variance.
+epsilon: Added to the variance before its square root.
+exponential_avg_factor: Training: the weight of the batch statistics in the
+  new running ones; 1 keeps only the batch statistics.
+is_training: Normalise with the batch's own statistics (true) or with mean
+  and variance (false).
+data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+)doc");
 
 REGISTER_OP("FusedBatchNormV2")
     .Input("x: T")
@@ -509,7 +742,33 @@ REGISTER_OP("FusedBatchNormV2")
     .Attr("exponential_avg_factor: float = 1.0")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
-    .SetShapeFn(FusedBatchNormShape);
+    .SetShapeFn(FusedBatchNormShape)
+    .Doc(R"doc(
+FusedBatchNorm whose statistics may have a type U wider than x's.
+
+y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
+Training uses the batch's mean and biased variance over every dimension but
+the channel one.
+
+x: A 4-D tensor.
+scale: One factor per channel.
+offset: One offset per channel.
+mean: The running mean, per channel; read only in inference.
+variance: The running variance, per channel; read only in inference.
+y: The normalised x.
+batch_mean: Training: the new running mean. Inference: mean.
+batch_variance: Training: the new running variance, Bessel-corrected.
+  Inference: variance.
+reserve_space_1: Training: the batch mean. Inference: mean.
+reserve_space_2: Training: the biased batch variance. Inference: variance.
+epsilon: Added to the variance before its square root.
+exponential_avg_factor: Training: the weight of the batch statistics in the
+  new running ones; 1 keeps only the batch statistics.
+is_training: Normalise with the batch's own statistics (true) or with mean
+  and variance (false).
+data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+)doc");
 
 REGISTER_OP("FusedBatchNormV3")
     .Input("x: T")
@@ -529,7 +788,33 @@ REGISTER_OP("FusedBatchNormV3")
     .Attr("exponential_avg_factor: float = 1.0")
     .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
-    .SetShapeFn(FusedBatchNormV3Shape);
+    .SetShapeFn(FusedBatchNormV3Shape)
+    .Doc(R"doc(
+FusedBatchNormV2 with a third reserve output; also takes 5-D inputs.
+
+y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
+Training uses the batch's mean and biased variance over every dimension but
+the channel one.
+
+x: A 4-D or 5-D tensor.
+scale: One factor per channel.
+offset: One offset per channel.
+mean: The running mean, per channel; read only in inference.
+variance: The running variance, per channel; read only in inference.
+y: The normalised x.
+batch_mean: Training: the new running mean. Inference: mean.
+batch_variance: Training: the new running variance, Bessel-corrected.
+  Inference: variance.
+reserve_space_1: Training: the batch mean. Inference: mean.
+reserve_space_2: Training: the biased batch variance. Inference: variance.
+epsilon: Added to the variance before its square root.
+exponential_avg_factor: Training: the weight of the batch statistics in the
+  new running ones; 1 keeps only the batch statistics.
+is_training: Normalise with the batch's own statistics (true) or with mean
+  and variance (false).
+reserve_space_3: An unused scalar 0.
+data_format: NHWC or NCHW for 4-D x; NDHWC or NCDHW for 5-D x.
+)doc");
 
 REGISTER_OP("LRN")
     .Input("input: T")
@@ -541,7 +826,18 @@ REGISTER_OP("LRN")
     .Attr("T: {half, bfloat16, float} = DT_FLOAT")
     .SetShapeFn([](InferenceContext* c) {
       return shape_inference::UnchangedShapeWithRank(c, 4);
-    });
+    })
+    .Doc(R"doc(
+Local response normalisation across channels of a 4-D NHWC input.
+
+Each element is divided by (bias + alpha * sum of squares)^beta, the sum
+over the channels within depth_radius of it.
+
+depth_radius: How many neighbouring channels on each side are summed.
+bias: Added to the scaled sum; keeps the divisor away from 0.
+alpha: The scale of the sum of squares.
+beta: The exponent.
+)doc");
 
 // ---- Top k
 // ----------------------------------------------------------------------
@@ -555,6 +851,16 @@ REGISTER_OP("TopKV2")
     .Attr("T: realnumbertype")
     .Attr("Tk: {int16, int32, int64} = DT_INT32")
     .Attr("index_type: {int16, int32, int64} = DT_INT32")
-    .SetShapeFn(TopKShape);
+    .SetShapeFn(TopKShape)
+    .Doc(R"doc(
+The k largest entries of each row (the last dimension) and their indices.
+
+Values come largest first; equal values come by lower index first. NaN
+ranks above every number.
+
+k: A scalar, at most the size of the last dimension.
+sorted: Accepted for compatibility: the output is always sorted.
+indices: The index of each value within its row.
+)doc");
 
 }  // namespace minflow

@@ -4,6 +4,8 @@
 
 namespace minflow {
 
-REGISTER_OP("NoOp").SetShapeFn(shape_inference::NoOutputs);
+REGISTER_OP("NoOp")
+    .SetShapeFn(shape_inference::NoOutputs)
+    .Doc("Does nothing; a target for control dependencies.");
 
 }  // namespace minflow

@@ -91,7 +91,28 @@ REGISTER_OP("ParseExample")
     .Attr("sparse_types: list({float,int64,string}) >= 0")
     .Attr("Tdense: list({float,int64,string}) >= 0")
     .Attr("dense_shapes: list(shape) >= 0")
-    .SetShapeFn(ParseExampleShape);
+    .SetShapeFn(ParseExampleShape)
+    .Doc(R"doc(
+Parses serialized tf.Example protos into tensors, one per feature key.
+
+minflow's CPU kernel parses dense features of fixed shape only; sparse
+features and dense ones with an unknown dimension are Unimplemented.
+
+serialized: A vector of serialized Example protos.
+names: A vector of names for the examples, used in error messages; may be
+  empty.
+sparse_keys: The feature names to parse as sparse tensors.
+dense_keys: The feature names to parse as dense tensors.
+dense_defaults: For each dense key, the value used when an example lacks
+  the feature; an empty tensor makes the feature required.
+sparse_indices: For each sparse key, the indices of its sparse tensor.
+sparse_values: For each sparse key, the values of its sparse tensor.
+sparse_shapes: For each sparse key, the dense shape of its sparse tensor.
+dense_values: For each dense key, [batch] + its dense_shape.
+sparse_types: The value type of each sparse feature.
+Tdense: The value type of each dense feature.
+dense_shapes: The shape of one example's value of each dense feature.
+)doc");
 
 REGISTER_OP("ParseExampleV2")
     .Input("serialized: string")
@@ -112,6 +133,31 @@ REGISTER_OP("ParseExampleV2")
     .Attr("ragged_value_types: list({float,int64,string}) >= 0")
     .Attr("ragged_split_types: list({int32,int64}) >= 0")
     .Attr("dense_shapes: list(shape) >= 0")
-    .SetShapeFn(ParseExampleV2Shape);
+    .SetShapeFn(ParseExampleV2Shape)
+    .Doc(R"doc(
+ParseExample with its keys as vector inputs, and ragged features.
+
+minflow's CPU kernel parses dense features of fixed shape only; sparse and
+ragged features and dense ones with an unknown dimension are
+Unimplemented.
+
+serialized: Serialized Example protos, of any shape; the dense outputs
+  start with that shape.
+names: Names for the examples, used in error messages; may be empty.
+sparse_keys: A vector of the feature names to parse as sparse tensors.
+dense_keys: A vector of the feature names to parse as dense tensors.
+ragged_keys: A vector of the feature names to parse as ragged tensors.
+dense_defaults: For each dense key, the value used when an example lacks
+  the feature; an empty tensor makes the feature required.
+dense_values: For each dense key, serialized's shape + its dense_shape.
+ragged_values: For each ragged key, the flat values.
+ragged_row_splits: For each ragged key, where each example's values start.
+num_sparse: The number of sparse keys.
+sparse_types: The value type of each sparse feature.
+ragged_value_types: The value type of each ragged feature.
+ragged_split_types: The type of each ragged feature's row splits.
+Tdense: The value type of each dense feature.
+dense_shapes: The shape of one example's value of each dense feature.
+)doc");
 
 }  // namespace minflow

@@ -72,7 +72,19 @@ REGISTER_OP("FakeQuantWithMinMaxArgs")
     .Attr("max: float = 6.0")
     .Attr("num_bits: int = 8")
     .Attr("narrow_range: bool = false")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Rounds floats to the nearest of 2^num_bits levels spanning [min, max].
+
+The range is nudged so that 0 is one of the levels, values are clamped to
+it, and the result stays float: this simulates 8-bit (or narrower)
+quantisation in a float graph.
+
+min: The lower end of the range.
+max: The upper end of the range.
+num_bits: From 2 to 16.
+narrow_range: Use 2^num_bits - 1 levels, leaving out the lowest.
+)doc");
 
 REGISTER_OP("FakeQuantWithMinMaxVars")
     .Input("inputs: float")
@@ -81,7 +93,15 @@ REGISTER_OP("FakeQuantWithMinMaxVars")
     .Output("outputs: float")
     .Attr("num_bits: int = 8")
     .Attr("narrow_range: bool = false")
-    .SetShapeFn(FakeQuantVarsShape);
+    .SetShapeFn(FakeQuantVarsShape)
+    .Doc(R"doc(
+FakeQuantWithMinMaxArgs whose range comes from the min and max inputs.
+
+min: A scalar, the lower end of the range.
+max: A scalar, the upper end of the range.
+num_bits: From 2 to 16.
+narrow_range: Use 2^num_bits - 1 levels, leaving out the lowest.
+)doc");
 
 REGISTER_OP("FakeQuantWithMinMaxVarsPerChannel")
     .Input("inputs: float")
@@ -90,7 +110,15 @@ REGISTER_OP("FakeQuantWithMinMaxVarsPerChannel")
     .Output("outputs: float")
     .Attr("num_bits: int = 8")
     .Attr("narrow_range: bool = false")
-    .SetShapeFn(FakeQuantVarsPerChannelShape);
+    .SetShapeFn(FakeQuantVarsPerChannelShape)
+    .Doc(R"doc(
+FakeQuantWithMinMaxVars with one range per channel (the last dimension).
+
+min: A vector, one lower end per channel.
+max: A vector, one upper end per channel.
+num_bits: From 2 to 16.
+narrow_range: Use 2^num_bits - 1 levels, leaving out the lowest.
+)doc");
 
 REGISTER_OP("QuantizeAndDequantizeV2")
     .Input("input: T")
@@ -104,7 +132,27 @@ REGISTER_OP("QuantizeAndDequantizeV2")
     .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
     .Attr("narrow_range: bool = false")
     .Attr("axis: int = -1")
-    .SetShapeFn(QuantizeAndDequantizeShape);
+    .SetShapeFn(QuantizeAndDequantizeShape)
+    .Doc(R"doc(
+Rounds input as a round trip through a num_bits integer would, staying in float.
+
+The range [min, max] is widened on one side so that 0 maps exactly: the
+end that needs the coarser step sets the scale, and the output is
+round(input * scale) / scale.
+
+input_min: The lower end of the range, when range_given; a scalar, or a
+  vector with one value per slice of axis.
+input_max: The upper end of the range, when range_given.
+signed_input: Simulate a signed integer (else unsigned).
+num_bits: The integer's width.
+range_given: Use input_min and input_max, clamping input to them; else the
+  range is the input's own minimum and maximum.
+round_mode: HALF_TO_EVEN or HALF_UP.
+narrow_range: For signed input, leave out the lowest integer so that the
+  range is symmetric.
+axis: Quantise each slice along this axis with its own range; -1 uses one
+  range for the whole tensor.
+)doc");
 
 REGISTER_OP("QuantizeAndDequantizeV3")
     .Input("input: T")
@@ -117,7 +165,21 @@ REGISTER_OP("QuantizeAndDequantizeV3")
     .Attr("T: {bfloat16, half, float, double}")
     .Attr("narrow_range: bool = false")
     .Attr("axis: int = -1")
-    .SetShapeFn(QuantizeAndDequantizeV3Shape);
+    .SetShapeFn(QuantizeAndDequantizeV3Shape)
+    .Doc(R"doc(
+QuantizeAndDequantizeV2 with num_bits as an input and rounding half to even.
+
+input_min: The lower end of the range, when range_given.
+input_max: The upper end of the range, when range_given.
+num_bits: A scalar, the integer's width.
+signed_input: Simulate a signed integer (else unsigned).
+range_given: Use input_min and input_max, clamping input to them; else the
+  range is the input's own minimum and maximum.
+narrow_range: For signed input, leave out the lowest integer so that the
+  range is symmetric.
+axis: Quantise each slice along this axis with its own range; -1 uses one
+  range for the whole tensor.
+)doc");
 
 REGISTER_OP("QuantizeAndDequantizeV4")
     .Input("input: T")
@@ -131,6 +193,23 @@ REGISTER_OP("QuantizeAndDequantizeV4")
     .Attr("round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'")
     .Attr("narrow_range: bool = false")
     .Attr("axis: int = -1")
-    .SetShapeFn(QuantizeAndDequantizeShape);
+    .SetShapeFn(QuantizeAndDequantizeShape)
+    .Doc(R"doc(
+The same forward computation as QuantizeAndDequantizeV2.
+
+TensorFlow gives V4 a different gradient; minflow runs both alike.
+
+input_min: The lower end of the range, when range_given.
+input_max: The upper end of the range, when range_given.
+signed_input: Simulate a signed integer (else unsigned).
+num_bits: The integer's width.
+range_given: Use input_min and input_max, clamping input to them; else the
+  range is the input's own minimum and maximum.
+round_mode: HALF_TO_EVEN or HALF_UP.
+narrow_range: For signed input, leave out the lowest integer so that the
+  range is symmetric.
+axis: Quantise each slice along this axis with its own range; -1 uses one
+  range for the whole tensor.
+)doc");
 
 }  // namespace minflow

@@ -49,7 +49,16 @@ REGISTER_OP("RandomUniform")
     .Attr("seed2: int = 0")
     .Attr("dtype: {half,bfloat16,float,double}")
     .Attr("T: {int32, int64}")
-    .SetShapeFn(RandomShape);
+    .SetShapeFn(RandomShape)
+    .Doc(R"doc(
+Uniform random values in [0, 1) of the given shape.
+
+shape: A vector, the output's shape.
+seed: With seed2, seeds the op's own random stream; both 0 seeds it
+  nondeterministically.
+seed2: The second half of the seed.
+dtype: The type of the output.
+)doc");
 
 REGISTER_OP("RandomStandardNormal")
     .Input("shape: T")
@@ -59,7 +68,16 @@ REGISTER_OP("RandomStandardNormal")
     .Attr("seed2: int = 0")
     .Attr("dtype: {half,bfloat16,float,double}")
     .Attr("T: {int32, int64}")
-    .SetShapeFn(RandomShape);
+    .SetShapeFn(RandomShape)
+    .Doc(R"doc(
+Random values of the given shape from the normal distribution N(0, 1).
+
+shape: A vector, the output's shape.
+seed: With seed2, seeds the op's own random stream; both 0 seeds it
+  nondeterministically.
+seed2: The second half of the seed.
+dtype: The type of the output.
+)doc");
 
 REGISTER_OP("TruncatedNormal")
     .Input("shape: T")
@@ -69,7 +87,18 @@ REGISTER_OP("TruncatedNormal")
     .Attr("seed2: int = 0")
     .Attr("dtype: {half,bfloat16,float,double}")
     .Attr("T: {int32, int64}")
-    .SetShapeFn(RandomShape);
+    .SetShapeFn(RandomShape)
+    .Doc(R"doc(
+Random values from N(0, 1) that lie within two standard deviations of 0.
+
+Values further out are drawn again.
+
+shape: A vector, the output's shape.
+seed: With seed2, seeds the op's own random stream; both 0 seeds it
+  nondeterministically.
+seed2: The second half of the seed.
+dtype: The type of the output.
+)doc");
 
 REGISTER_OP("RandomUniformInt")
     .Input("shape: T")
@@ -81,7 +110,17 @@ REGISTER_OP("RandomUniformInt")
     .Attr("seed2: int = 0")
     .Attr("Tout: {int32, int64}")
     .Attr("T: {int32, int64}")
-    .SetShapeFn(RandomUniformIntShape);
+    .SetShapeFn(RandomUniformIntShape)
+    .Doc(R"doc(
+Uniform random integers in [minval, maxval) of the given shape.
+
+shape: A vector, the output's shape.
+minval: A scalar, the lowest possible value.
+maxval: A scalar above minval, excluded.
+seed: With seed2, seeds the op's own random stream; both 0 seeds it
+  nondeterministically.
+seed2: The second half of the seed.
+)doc");
 
 REGISTER_OP("Multinomial")
     .SetIsStateful()
@@ -92,6 +131,18 @@ REGISTER_OP("Multinomial")
     .Attr("seed2: int = 0")
     .Attr("T: realnumbertype")
     .Attr("output_dtype: {int32, int64} = DT_INT64")
-    .SetShapeFn(MultinomialShape);
+    .SetShapeFn(MultinomialShape)
+    .Doc(R"doc(
+Draws num_samples class indices per row from the softmax of its logits.
+
+Non-finite logits are never drawn.
+
+logits: [batch, num_classes], unnormalised log-probabilities.
+num_samples: A scalar.
+output: [batch, num_samples].
+seed: With seed2, seeds the op's own random stream; both 0 seeds it
+  nondeterministically.
+seed2: The second half of the seed.
+)doc");
 
 }  // namespace minflow

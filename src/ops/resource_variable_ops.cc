@@ -153,14 +153,31 @@ REGISTER_OP("VarHandleOp")
     .Attr("shape: shape")
     .Attr("allowed_devices: list(string) = []")
     .SetIsStateful()
-    .SetShapeFn(VarHandleShape);
+    .SetShapeFn(VarHandleShape)
+    .Doc(R"doc(
+A handle to a resource variable, created on first use by an assignment.
+
+container: The resource container; empty is the default one.
+shared_name: The variable's name in the container; empty uses the node's
+  name. Handles with the same container and name share one variable.
+debug_name: A name for messages; not used to find the variable.
+dtype: The variable's type.
+shape: The variable's shape; it may be partly unknown.
+allowed_devices: Accepted for compatibility; minflow ignores it.
+)doc");
 
 REGISTER_OP("ReadVariableOp")
     .Input("resource: resource")
     .Output("value: dtype")
     .Attr("dtype: type")
     .SetIsStateful()
-    .SetShapeFn(ReadVariableShape);
+    .SetShapeFn(ReadVariableShape)
+    .Doc(R"doc(
+The current value of a resource variable.
+
+Reading an uninitialised variable is a FailedPrecondition error. The value
+does not change when the variable is assigned later.
+)doc");
 
 REGISTER_OP("AssignVariableOp")
     .Input("resource: resource")
@@ -168,45 +185,73 @@ REGISTER_OP("AssignVariableOp")
     .Attr("dtype: type")
     .Attr("validate_shape: bool = false")
     .SetIsStateful()
-    .SetShapeFn(AssignToVariableShape);
+    .SetShapeFn(AssignToVariableShape)
+    .Doc(R"doc(
+Sets a resource variable to value, creating it if needed.
+
+validate_shape: Require value's shape to be the variable's declared shape.
+)doc");
 
 REGISTER_OP("AssignAddVariableOp")
     .Input("resource: resource")
     .Input("value: dtype")
     .Attr("dtype: type")
     .SetIsStateful()
-    .SetShapeFn(AssignToVariableShape);
+    .SetShapeFn(AssignToVariableShape)
+    .Doc(R"doc(
+Adds value to a resource variable, in place.
+
+value: A tensor of the variable's shape.
+)doc");
 
 REGISTER_OP("AssignSubVariableOp")
     .Input("resource: resource")
     .Input("value: dtype")
     .Attr("dtype: type")
     .SetIsStateful()
-    .SetShapeFn(AssignToVariableShape);
+    .SetShapeFn(AssignToVariableShape)
+    .Doc(R"doc(
+Subtracts value from a resource variable, in place.
+
+value: A tensor of the variable's shape.
+)doc");
 
 REGISTER_OP("VarIsInitializedOp")
     .Input("resource: resource")
     .Output("is_initialized: bool")
     .SetIsStateful()
-    .SetShapeFn(shape_inference::ScalarShape);
+    .SetShapeFn(shape_inference::ScalarShape)
+    .Doc("Whether a resource variable has been assigned a value.");
 
 REGISTER_OP("DisableCopyOnRead")
     .Input("resource: resource")
     .SetIsStateful()
-    .SetShapeFn(shape_inference::NoOutputs);
+    .SetShapeFn(shape_inference::NoOutputs)
+    .Doc(R"doc(
+Checks that a resource variable exists; minflow has no copy-on-read mode to leave.
+
+TensorFlow switches the variable's storage mode before checkpointing;
+minflow's variables always copy on write, so there is nothing to change.
+)doc");
 
 REGISTER_OP("DestroyResourceOp")
     .Input("resource: resource")
     .Attr("ignore_lookup_error: bool = true")
     .SetIsStateful()
-    .SetShapeFn(shape_inference::NoOutputs);
+    .SetShapeFn(shape_inference::NoOutputs)
+    .Doc(R"doc(
+Deletes the resource a handle names from its resource manager.
+
+ignore_lookup_error: Succeed when the resource does not exist.
+)doc");
 
 REGISTER_OP("VariableShape")
     .Input("input: resource")
     .Output("output: out_type")
     .Attr("out_type: {int32, int64} = DT_INT32")
     .SetIsStateful()
-    .SetShapeFn(VariableShapeShape);
+    .SetShapeFn(VariableShapeShape)
+    .Doc("The shape of a resource variable's value, as a vector.");
 
 REGISTER_OP("ResourceGather")
     .Input("resource: resource")
@@ -217,7 +262,17 @@ REGISTER_OP("ResourceGather")
     .Attr("dtype: type")
     .Attr("Tindices: {int32,int64}")
     .SetIsStateful()
-    .SetShapeFn(ResourceGatherShape);
+    .SetShapeFn(ResourceGatherShape)
+    .Doc(R"doc(
+Gathers slices of a resource variable's value along axis 0.
+
+As GatherV2 with axis = batch_dims on the variable's value.
+
+batch_dims: The number of leading dimensions shared by the value and
+  indices and matched one to one.
+validate_indices: Accepted for compatibility; minflow always checks
+  indices.
+)doc");
 
 REGISTER_OP("ResourceScatterAdd")
     .Input("resource: resource")
@@ -226,7 +281,15 @@ REGISTER_OP("ResourceScatterAdd")
     .Attr("dtype: numbertype")
     .Attr("Tindices: {int32, int64}")
     .SetIsStateful()
-    .SetShapeFn(ResourceScatterShape);
+    .SetShapeFn(ResourceScatterShape)
+    .Doc(R"doc(
+Adds updates to the rows indices of a resource variable, in place.
+
+Duplicate indices add up.
+
+indices: Row indices of the variable's first dimension.
+updates: indices.shape + the variable's shape[1:], or a scalar.
+)doc");
 
 REGISTER_OP("ResourceScatterUpdate")
     .Input("resource: resource")
@@ -235,6 +298,12 @@ REGISTER_OP("ResourceScatterUpdate")
     .Attr("dtype: type")
     .Attr("Tindices: {int32, int64}")
     .SetIsStateful()
-    .SetShapeFn(ResourceScatterShape);
+    .SetShapeFn(ResourceScatterShape)
+    .Doc(R"doc(
+Replaces the rows indices of a resource variable with updates, in place.
+
+indices: Row indices of the variable's first dimension.
+updates: indices.shape + the variable's shape[1:], or a scalar.
+)doc");
 
 }  // namespace minflow

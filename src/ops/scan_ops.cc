@@ -13,7 +13,17 @@ REGISTER_OP("Cumsum")
     .Output("out: T")
     .Attr("T: numbertype")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Running sum of x along axis.
+
+With x = [a, b, c]: [a, a + b, a + b + c]; exclusive gives [0, a, a + b];
+reverse gives [a + b + c, b + c, c].
+
+axis: A scalar; negative counts from the end.
+exclusive: Leave each element out of its own sum.
+reverse: Sum from the end of the axis towards its start.
+)doc");
 
 REGISTER_OP("Cumprod")
     .Input("x: T")
@@ -23,6 +33,16 @@ REGISTER_OP("Cumprod")
     .Output("out: T")
     .Attr("T: numbertype")
     .Attr("Tidx: {int32, int64} = DT_INT32")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Running product of x along axis.
+
+With x = [a, b, c]: [a, a * b, a * b * c]; exclusive gives [1, a, a * b];
+reverse gives [a * b * c, b * c, c].
+
+axis: A scalar; negative counts from the end.
+exclusive: Leave each element out of its own product.
+reverse: Multiply from the end of the axis towards its start.
+)doc");
 
 }  // namespace minflow

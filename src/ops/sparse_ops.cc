@@ -28,6 +28,17 @@ REGISTER_OP("SparseToDense")
     .Attr("T: type")
     .Output("dense: T")
     .Attr("Tindices: {int32, int64}")
-    .SetShapeFn(SparseToDenseShape);
+    .SetShapeFn(SparseToDenseShape)
+    .Doc(R"doc(
+A dense tensor of default_value with sparse_values written at sparse_indices.
+
+sparse_indices: An [n, rank] matrix of coordinates, a vector of n indices
+  (rank 1), or a scalar (one element).
+output_shape: A vector, the dense shape.
+sparse_values: A vector of n values, or a scalar used for all of them.
+default_value: A scalar, the value everywhere else.
+validate_indices: Also require the indices to be sorted in row-major order
+  without repeats; indices are bounds-checked either way.
+)doc");
 
 }  // namespace minflow

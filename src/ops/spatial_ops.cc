@@ -161,7 +161,18 @@ REGISTER_OP("DepthToSpace")
     .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
     .SetShapeFn([](InferenceContext* c) {
       return DepthSpaceShape(c, /*to_space=*/true);
-    });
+    })
+    .Doc(R"doc(
+Moves blocks of channels into block_size x block_size spatial blocks.
+
+The inverse of SpaceToDepth: [b, h, w, c] becomes [b, h * block_size,
+w * block_size, c / (block_size * block_size)].
+
+block_size: The side of a spatial block; block_size * block_size must
+  divide the channel count.
+data_format: The layout of input and output; the CPU kernel takes NHWC
+  only.
+)doc");
 
 REGISTER_OP("SpaceToDepth")
     .Input("input: T")
@@ -171,7 +182,17 @@ REGISTER_OP("SpaceToDepth")
     .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
     .SetShapeFn([](InferenceContext* c) {
       return DepthSpaceShape(c, /*to_space=*/false);
-    });
+    })
+    .Doc(R"doc(
+Moves each block_size x block_size spatial block into the channels.
+
+[b, h, w, c] becomes [b, h / block_size, w / block_size,
+c * block_size * block_size]; h and w must be multiples of block_size.
+
+block_size: The side of a spatial block.
+data_format: The layout of input and output; the CPU kernel takes NHWC
+  only.
+)doc");
 
 REGISTER_OP("SpaceToBatchND")
     .Input("input: T")
@@ -183,7 +204,18 @@ REGISTER_OP("SpaceToBatchND")
     .Attr("Tpaddings: {int32, int64} = DT_INT32")
     .SetShapeFn([](InferenceContext* c) {
       return SpaceBatchShape(c, /*to_batch=*/true);
-    });
+    })
+    .Doc(R"doc(
+Pads the spatial dimensions and moves blocks of them into the batch dimension.
+
+With M = len(block_shape), input is [batch] + spatial (M dims) + rest. The
+padded spatial dims are divided by block_shape and the batch is multiplied
+by prod(block_shape).
+
+block_shape: A vector of M block sizes, each >= 1.
+paddings: An [M, 2] matrix of (before, after) zero padding per spatial
+  dimension; each padded size must be a multiple of its block size.
+)doc");
 
 REGISTER_OP("BatchToSpaceND")
     .Input("input: T")
@@ -195,6 +227,16 @@ REGISTER_OP("BatchToSpaceND")
     .Attr("Tcrops: {int32, int64} = DT_INT32")
     .SetShapeFn([](InferenceContext* c) {
       return SpaceBatchShape(c, /*to_batch=*/false);
-    });
+    })
+    .Doc(R"doc(
+Moves blocks of the batch dimension back into the spatial dimensions, then crops.
+
+The inverse of SpaceToBatchND.
+
+block_shape: A vector of M block sizes, each >= 1; the batch must be a
+  multiple of their product.
+crops: An [M, 2] matrix of (before, after) amounts to crop per spatial
+  dimension.
+)doc");
 
 }  // namespace minflow

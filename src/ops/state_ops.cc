@@ -42,7 +42,18 @@ REGISTER_OP("VariableV2")
     .Attr("container: string = ''")
     .Attr("shared_name: string = ''")
     .SetIsStateful()
-    .SetShapeFn(VariableShape);
+    .SetShapeFn(VariableShape)
+    .Doc(R"doc(
+A TensorFlow 1 variable: a mutable tensor that its Ref output refers to.
+
+It must be initialised (by Assign) before it is read.
+
+shape: The shape of the variable's value.
+dtype: The type of the variable's value.
+container: The resource container; empty is the default one.
+shared_name: The variable's name in the container; empty uses the node's
+  name.
+)doc");
 
 REGISTER_OP("Variable")
     .Output("ref: Ref(dtype)")
@@ -51,14 +62,26 @@ REGISTER_OP("Variable")
     .Attr("container: string = ''")
     .Attr("shared_name: string = ''")
     .SetIsStateful()
-    .SetShapeFn(VariableShape);
+    .SetShapeFn(VariableShape)
+    .Doc(R"doc(
+The older name of VariableV2, kept for old graphs.
+
+shape: The shape of the variable's value.
+dtype: The type of the variable's value.
+container: The resource container; empty is the default one.
+shared_name: The variable's name in the container; empty uses the node's
+  name.
+)doc");
 
 REGISTER_OP("IsVariableInitialized")
     .Input("ref: Ref(dtype)")
     .Output("is_initialized: bool")
     .Attr("dtype: type")
     .SetAllowsUninitializedInput()
-    .SetShapeFn(shape_inference::ScalarShape);
+    .SetShapeFn(shape_inference::ScalarShape)
+    .Doc(R"doc(
+Whether the variable that ref refers to has been assigned a value.
+)doc");
 
 REGISTER_OP("Assign")
     .Input("ref: Ref(T)")
@@ -68,7 +91,15 @@ REGISTER_OP("Assign")
     .Attr("validate_shape: bool = true")
     .Attr("use_locking: bool = true")
     .SetAllowsUninitializedInput()
-    .SetShapeFn(AssignShape);
+    .SetShapeFn(AssignShape)
+    .Doc(R"doc(
+Sets the variable that ref refers to to value, and passes the reference on.
+
+validate_shape: Require value to have the variable's current shape; when
+  false, the variable takes value's shape.
+use_locking: Accepted for compatibility: the write always holds the
+  variable's lock.
+)doc");
 
 REGISTER_OP("AssignAdd")
     .Input("ref: Ref(T)")
@@ -76,7 +107,13 @@ REGISTER_OP("AssignAdd")
     .Output("output_ref: Ref(T)")
     .Attr("T: numbertype")
     .Attr("use_locking: bool = false")
-    .SetShapeFn(shape_inference::MergeBothInputsShapeFn);
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+Adds value to the variable that ref refers to, and passes the reference on.
+
+use_locking: Accepted for compatibility: the update always holds the
+  variable's lock.
+)doc");
 
 REGISTER_OP("AssignSub")
     .Input("ref: Ref(T)")
@@ -84,6 +121,12 @@ REGISTER_OP("AssignSub")
     .Output("output_ref: Ref(T)")
     .Attr("T: numbertype")
     .Attr("use_locking: bool = false")
-    .SetShapeFn(shape_inference::MergeBothInputsShapeFn);
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+Subtracts value from the variable that ref refers to, and passes the reference on.
+
+use_locking: Accepted for compatibility: the update always holds the
+  variable's lock.
+)doc");
 
 }  // namespace minflow

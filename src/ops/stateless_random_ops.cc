@@ -34,7 +34,16 @@ Status StatelessShapeV2(InferenceContext* c) {
 
 }  // namespace
 
-#define REGISTER_STATELESS_OP_V2(name)                        \
+// The inputs and attrs every stateless V2 op shares.
+#define MF_STATELESS_ARGS_DOC                                                \
+  "The output is a pure function of the inputs: the same key, counter and\n" \
+  "shape give the same values.\n\n"                                          \
+  "shape: A vector, the output's shape.\n"                                   \
+  "key: A vector of one, the Philox key.\n"                                  \
+  "counter: A vector of at least two, the Philox counter to start from.\n"   \
+  "alg: A scalar: 1 (Philox) or 3 (automatic, Philox on the CPU).\n"
+
+#define REGISTER_STATELESS_OP_V2(name, doc)                   \
   REGISTER_OP(name)                                           \
       .Input("shape: Tshape")                                 \
       .Input("key: uint64")                                   \
@@ -43,11 +52,19 @@ Status StatelessShapeV2(InferenceContext* c) {
       .Output("output: dtype")                                \
       .Attr("dtype: {half,bfloat16,float,double} = DT_FLOAT") \
       .Attr("Tshape: {int32, int64} = DT_INT32")              \
-      .SetShapeFn(StatelessShapeV2)
+      .SetShapeFn(StatelessShapeV2)                           \
+      .Doc(doc "\n\n" MF_STATELESS_ARGS_DOC)
 
-REGISTER_STATELESS_OP_V2("StatelessRandomUniformV2");
-REGISTER_STATELESS_OP_V2("StatelessRandomNormalV2");
-REGISTER_STATELESS_OP_V2("StatelessTruncatedNormalV2");
+REGISTER_STATELESS_OP_V2(
+    "StatelessRandomUniformV2",
+    "Uniform random values in [0, 1) from an explicit Philox key and counter.");
+REGISTER_STATELESS_OP_V2(
+    "StatelessRandomNormalV2",
+    "Standard normal random values from an explicit Philox key and counter.");
+REGISTER_STATELESS_OP_V2("StatelessTruncatedNormalV2",
+                         "Standard normal random values within two standard "
+                         "deviations, from a key and counter.");
 #undef REGISTER_STATELESS_OP_V2
+#undef MF_STATELESS_ARGS_DOC
 
 }  // namespace minflow

@@ -37,12 +37,28 @@ REGISTER_OP("StringJoin")
     .Attr("N: int >= 0")
     .Attr("separator: string = ''")
     .Output("output: string")
-    .SetShapeFn(StringJoinShape);
+    .SetShapeFn(StringJoinShape)
+    .Doc(R"doc(
+Joins the strings of the inputs element-wise, with separator between them.
+
+Scalar inputs broadcast; the others must all have the same shape.
+
+separator: Put between consecutive inputs.
+)doc");
 
 REGISTER_OP("StaticRegexFullMatch")
     .Input("input: string")
     .Attr("pattern: string")
     .Output("output: bool")
-    .SetShapeFn(shape_inference::UnchangedShape);
+    .SetShapeFn(shape_inference::UnchangedShape)
+    .Doc(R"doc(
+Whether each string of input matches pattern as a whole.
+
+minflow uses std::regex's ECMAScript grammar where TensorFlow uses RE2: the
+two agree on simple patterns such as those TensorFlow's savers write. A
+pattern std::regex rejects is an error.
+
+pattern: The regular expression.
+)doc");
 
 }  // namespace minflow

@@ -40,6 +40,27 @@ def test_docstring_comes_from_the_op_def():
     assert "Returns:" in doc and "product" in doc
 
 
+def test_docstring_starts_with_the_op_summary():
+    # Every op function's docstring opens with its OpDef's one-line summary
+    # (tests/ops/op_docs_test checks that every op has one), then the
+    # description.
+    doc = mf.ops.mat_mul.__doc__
+    assert doc.startswith("Matrix product of two 2-D tensors.\n\n")
+    assert "The inner dimensions, after the optional transposes" in doc
+    assert "transpose_a: An optional `bool`. Defaults to `False`. Use the " \
+           "transpose of a." in doc
+    # A description's later lines stay indented under its Args entry.
+    assert "begin_mask: An optional `int`. Defaults to `0`. Bit i set " \
+           "ignores begin[i] and starts from the first (or, with\n    a " \
+           "negative stride, last) element." in mf.ops.strided_slice.__doc__
+    fns = [f for f in vars(mf.raw_ops).values() if hasattr(f, "op_type")]
+    assert len(fns) > 200
+    for fn in fns:
+        od = mf.op_gen.op_def(fn.op_type)
+        assert od.summary, fn.op_type
+        assert fn.__doc__.startswith(od.summary + "\n"), fn.op_type
+
+
 def test_attrs_and_multiple_outputs():
     x = mf.constant([[1.0, 2.0], [3.0, 4.0]])
     y = mf.ops.mat_mul(x, x, transpose_b=True)

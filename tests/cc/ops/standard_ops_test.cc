@@ -289,5 +289,33 @@ TEST(StandardOpsTest, EveryPublicOpHasAClass) {
   }
 }
 
+// The doc comment of each class carries its OpDef's summary and the first
+// line of its description (tests/ops/op_docs_test checks that every op has
+// them), between the previous class and this one.
+TEST(StandardOpsTest, EveryClassCarriesItsOpDoc) {
+  std::ifstream in(MINFLOW_CC_OPS_HEADER);
+  ASSERT_TRUE(in) << MINFLOW_CC_OPS_HEADER;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string header = buffer.str();
+  OpList ops;
+  OpRegistry::Global()->Export(/*include_internal=*/false, &ops);
+  for (const OpDef& op : ops.op()) {
+    if (op.name() == "Const") continue;  // written by hand
+    const size_t cls = header.find("\nclass " + op.name() + " {\n");
+    ASSERT_NE(cls, std::string::npos) << op.name();
+    const size_t previous = header.rfind("\nclass ", cls - 1);
+    const std::string comment = header.substr(
+        previous == std::string::npos ? 0 : previous, cls - previous);
+    ASSERT_FALSE(op.summary().empty()) << op.name();
+    EXPECT_THAT(comment, HasSubstr("/// " + op.summary() + "\n")) << op.name();
+    const std::string first_line =
+        op.description().substr(0, op.description().find('\n'));
+    if (!first_line.empty()) {
+      EXPECT_THAT(comment, HasSubstr("/// " + first_line + "\n")) << op.name();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace minflow
