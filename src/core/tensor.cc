@@ -257,7 +257,10 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
   if (this == &other) return *this;
   if (buf_ != nullptr) buf_->Unref();
   dtype_ = other.dtype_;
-  shape_ = std::move(other.shape_);
+  // As for the copy (Note [Copying a shape]): move assignment of an inline
+  // absl::InlinedVector is an element loop, move construction one memcpy.
+  shape_.~TensorShape();
+  new (&shape_) TensorShape(std::move(other.shape_));
   buf_ = other.buf_;
   other.buf_ = nullptr;
   return *this;
