@@ -5,6 +5,9 @@
 //                         AddV2, NextIteration per iteration, Exit at the end.
 //   Reference_BareAddV2   a C++ loop calling the int32 scalar AddV2 kernel's
 //                         Compute N times, feeding each result back.
+//   LoopOverBareAddV2     the v1 loop (while:0) or the While (while:1) and
+//                         the bare loop alternately: x_bare is their ratio
+//                         under the same machine load.
 //   ParallelIterations/P  16 independent iterations, each a 256x256 MatMul
 //                         on loop invariants, parallel_iterations = P, two
 //                         inter-op threads and one intra-op thread (so any
@@ -19,6 +22,7 @@
 //                         what a call costs over inlining by hand.
 //
 // Per-iteration figures are the `per_iteration` counters.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,33 +87,50 @@ BENCHMARK(BM_V1WhileLoop)
     ->Arg(1000000)
     ->Unit(benchmark::kMillisecond);
 
-void BM_Reference_BareAddV2(benchmark::State& state) {
-  const int64_t n = state.range(0);
-  NodeDef node;
-  node.set_name("add");
-  node.set_op("AddV2");
-  node.add_input("x");
-  node.add_input("y");
-  AddNodeAttr("T", DT_INT32, &node);
-  CpuDevice device{CpuDeviceOptions()};
-  std::unique_ptr<OpKernel> kernel;
-  if (!CreateOpKernel(DEVICE_CPU, &device, nullptr, node, 0, &kernel).ok()) {
-    return state.SkipWithError("kernel");
+// The reference: the int32 scalar AddV2 kernel's Compute called n times
+// from C++, its result fed back.
+class BareAddV2 {
+ public:
+  BareAddV2() : device_(CpuDeviceOptions()) {
+    NodeDef node;
+    node.set_name("add");
+    node.set_op("AddV2");
+    node.add_input("x");
+    node.add_input("y");
+    AddNodeAttr("T", DT_INT32, &node);
+    status_ = CreateOpKernel(DEVICE_CPU, &device_, nullptr, node, 0, &kernel_);
   }
-  for (auto _ : state) {
+  const Status& status() const { return status_; }
+
+  // The sum: n when every call ran.
+  int32_t Run(int64_t n) {
     Tensor i(int32_t{0});
     Tensor one(int32_t{1});
     for (int64_t k = 0; k < n; ++k) {
       const TensorValue values[] = {TensorValue(&i), TensorValue(&one)};
       OpKernelContext::Params params;
-      params.device = &device;
-      params.op_kernel = kernel.get();
+      params.device = &device_;
+      params.op_kernel = kernel_.get();
       params.inputs = values;
       OpKernelContext ctx(&params);
-      device.Compute(kernel.get(), &ctx);
+      device_.Compute(kernel_.get(), &ctx);
       i = *ctx.mutable_output(0);
     }
-    if (i.scalar<int32_t>()() != n) return state.SkipWithError("sum");
+    return i.scalar<int32_t>()();
+  }
+
+ private:
+  CpuDevice device_;
+  std::unique_ptr<OpKernel> kernel_;
+  Status status_;
+};
+
+void BM_Reference_BareAddV2(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  BareAddV2 bare;
+  if (!bare.status().ok()) return state.SkipWithError("kernel");
+  for (auto _ : state) {
+    if (bare.Run(n) != n) return state.SkipWithError("sum");
   }
   SetPerIteration(state, n);
 }
@@ -238,6 +259,50 @@ BENCHMARK(BM_CallChain)
     ->ArgNames({"calls", "inlined"})
     ->Args({1000, 0})
     ->Args({1000, 1})
+    ->Unit(benchmark::kMillisecond);
+
+// The loop and the bare kernel loop, alternately in every benchmark
+// iteration, so that both see the same machine: `x_bare` is the loop's
+// time per iteration over the bare kernel call's (the goals: 3 for the
+// v1 loop, 4 for While). Graph 0 is the v1 loop, 1 the While.
+void BM_LoopOverBareAddV2(benchmark::State& state) {
+  const int32_t n = static_cast<int32_t>(state.range(1));
+  const bool functional = state.range(0) != 0;
+  auto session = Session::Create(
+      functional ? FunctionalWhileGraph() : testing::CountingLoopGraph(),
+      Threads(1, 1));
+  BareAddV2 bare;
+  if (!session.ok() || !bare.status().ok()) {
+    return state.SkipWithError("session or kernel");
+  }
+  const std::string fetch = functional ? "loop:0" : "count/exit0";
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"start", Tensor(int32_t{0})}, {"limit", Tensor(n)}};
+  std::vector<Tensor> out;
+  double loop_seconds = 0;
+  double bare_seconds = 0;
+  using Clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    const Clock::time_point start = Clock::now();
+    if (!(*session)->Run(feeds, {fetch}, {}, &out).ok() ||
+        out[0].scalar<int32_t>()() != n) {
+      return state.SkipWithError("run");
+    }
+    const Clock::time_point middle = Clock::now();
+    if (bare.Run(n) != n) return state.SkipWithError("sum");
+    loop_seconds += std::chrono::duration<double>(middle - start).count();
+    bare_seconds +=
+        std::chrono::duration<double>(Clock::now() - middle).count();
+  }
+  const double iterations = static_cast<double>(n) * state.iterations();
+  state.counters["per_iteration"] = loop_seconds / iterations;
+  state.counters["bare_per_call"] = bare_seconds / iterations;
+  state.counters["x_bare"] = loop_seconds / bare_seconds;
+}
+BENCHMARK(BM_LoopOverBareAddV2)
+    ->ArgNames({"while", "n"})
+    ->Args({0, 10000})
+    ->Args({1, 10000})
     ->Unit(benchmark::kMillisecond);
 
 void BM_ParallelIterations(benchmark::State& state) {

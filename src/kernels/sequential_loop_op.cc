@@ -436,12 +436,16 @@ void SequentialLoopOp::Compute(OpKernelContext* ctx) {
                                 cond.shape().DebugString()));
     if (!cond.scalar<bool>()()) break;
     OP_REQUIRES_OK(ctx, RunSteps(body_steps_, &run));
-    // A next value may be another variable's current one: read all first.
+    // A next value may be another variable's current one: those are read
+    // before any variable changes. A movable next value is a node's output
+    // that no other variable takes, so it moves straight in.
     for (int k = 0; k < num_vars_; ++k) {
-      Tensor& value = slots[next_slots_[k]];
-      next[k] = next_movable_[k] ? std::move(value) : value;
+      if (!next_movable_[k]) next[k] = slots[next_slots_[k]];
     }
-    for (int k = 0; k < num_vars_; ++k) slots[k] = std::move(next[k]);
+    for (int k = 0; k < num_vars_; ++k) {
+      slots[k] = next_movable_[k] ? std::move(slots[next_slots_[k]])
+                                  : std::move(next[k]);
+    }
   }
   for (int k = 0; k < num_vars_; ++k) ctx->set_output(k, slots[k]);
 }
