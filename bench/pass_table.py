@@ -3,8 +3,8 @@
 with every pass on, then with each pass off in turn.
 
 Runs `minflow bench --json` once with all passes and once per pass with
-`--disable PASS`, interleaved round by round so that a change in machine
-load touches every column alike, and prints a Markdown table per graph:
+`--disable PASS`, interleaved round by round in a shuffled order so that
+neither a change in machine load nor being first touches one column more, and prints a Markdown table per graph:
 the nodes left after the pipeline and the median latency, as a ratio to
 all passes on (in the same round). Graphs come from the command line and,
 with --peers, from the peer harness's manifest (../shared/peers).
@@ -16,6 +16,7 @@ with --peers, from the peer harness's manifest (../shared/peers).
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -99,18 +100,20 @@ def main():
             nodes = {}
             ratios = {c: [] for c in columns}
             medians = {c: [] for c in columns}
+            shuffle = random.Random(len(name))
             for _ in range(args.rounds):
-                base = None
-                for c in columns:
+                order = list(columns)
+                shuffle.shuffle(order)
+                this_round = {}
+                for c in order:
                     n, median = run_bench(args.minflow, path, extra, c, args,
                                           json_path)
                     nodes[c] = n
-                    if median is None:
-                        continue
-                    medians[c].append(median)
-                    if c is None:
-                        base = median
-                    ratios[c].append(median / base)
+                    if median is not None:
+                        this_round[c] = median
+                        medians[c].append(median)
+                for c, median in this_round.items():
+                    ratios[c].append(median / this_round[None])
             print(f"\n{name} ({args.threads} intra-op thread"
                   f"{'s' if args.threads != 1 else ''}, medians of "
                   f"{args.rounds} rounds)\n")
