@@ -38,6 +38,7 @@
 #include "tools/command.h"
 #include "tools/graph_run_flags.h"
 #include "tools/latency.h"
+#include "tools/memory_report.h"
 #include "tools/output_files.h"
 #include "tools/signature_flags.h"
 
@@ -58,6 +59,11 @@ initialisers, the same for every graph), and how many host allocations the
 timed runs made and how many of those the allocator had to get from the
 system rather than from its cache of freed buffers (0 for a static graph
 after warm-up; MINFLOW_CPU_ALLOCATOR_CACHE sets the cache's size).
+"memory per run" is one more run's peak of host memory beyond what was in
+use before it (the graph's constants), next to the liveness bound: the
+largest sum of the bytes of tensors alive at once in the order that run
+took (a kernel's scratch, such as an im2col buffer, is not in the bound; an
+output written over its input counts twice in it).
 
 /usr/bin/time reads the peak RSS after the process has ended, so it also
 counts the pages the libraries touch while it ends. (A CUDA build loads
@@ -98,7 +104,8 @@ Options (as for minflow run):
                           runs, concurrency, latency_us {min, median, mean, p90, p99, max},
                           runs_per_s, peak_bytes, timed_allocs,
                           timed_system_allocs, peak_rss_bytes,
-                          start_rss_bytes, passes
+                          start_rss_bytes, run_peak_bytes,
+                          liveness_bound_bytes, passes
                           [{name, phase, ran, nodes_before, nodes_after,
                           duration_us}], and with
                           --op-profile ops [{op, count, total_us, avg_us,
@@ -332,6 +339,11 @@ struct BenchResult {
   int64_t timed_system_allocs = 0;
   int64_t peak_rss_bytes = 0;
   int64_t start_rss_bytes = 0;  // before the graph was read
+  // One run: the most host memory it held beyond what was in use before it
+  // (constants, the session's state), and what its tensors' lifetimes need
+  // at least (LivenessBoundBytes).
+  int64_t run_peak_bytes = 0;
+  int64_t liveness_bound_bytes = 0;
   // A SavedModel: create_ms is its whole load (read, import, restore, init
   // op) and parse_ms is 0.
   bool saved_model = false;
@@ -341,6 +353,15 @@ struct BenchResult {
   // What each graph optimisation pass did when the signature was prepared.
   std::vector<GraphPassRecord> passes;
 };
+
+// "812 B", "12.5 KiB", "3.20 MiB".
+std::string HumanBytes(int64_t bytes) {
+  if (bytes < 1024) return absl::StrCat(bytes, " B");
+  if (bytes < 1024 * 1024) {
+    return absl::StrFormat("%.1f KiB", static_cast<double>(bytes) / 1024);
+  }
+  return absl::StrFormat("%.2f MiB", static_cast<double>(bytes) / 1048576);
+}
 
 std::string ToJson(const BenchResult& r) {
   std::ostringstream os;
@@ -363,7 +384,10 @@ std::string ToJson(const BenchResult& r) {
      << ",\n  \"timed_allocs\": " << r.timed_allocs
      << ",\n  \"timed_system_allocs\": " << r.timed_system_allocs
      << ",\n  \"peak_rss_bytes\": " << r.peak_rss_bytes
-     << ",\n  \"start_rss_bytes\": " << r.start_rss_bytes;
+
+     << ",\n  \"start_rss_bytes\": " << r.start_rss_bytes
+     << ",\n  \"run_peak_bytes\": " << r.run_peak_bytes
+     << ",\n  \"liveness_bound_bytes\": " << r.liveness_bound_bytes;
   os << ",\n  \"passes\": [";
   for (size_t i = 0; i < r.passes.size(); ++i) {
     const GraphPassRecord& p = r.passes[i];
@@ -423,6 +447,15 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
   os << "memory: allocator peak " << Mib(r.peak_bytes) << ", process peak RSS "
      << Mib(r.peak_rss_bytes) << " (" << Mib(r.start_rss_bytes)
      << " of it before the graph was read)\n";
+  os << "memory per run: " << HumanBytes(r.run_peak_bytes)
+     << " at most in use beyond the constants; its tensors' lifetimes need "
+     << HumanBytes(r.liveness_bound_bytes);
+  if (r.liveness_bound_bytes > 0) {
+    os << absl::StrFormat(" (%.2fx)",
+                          static_cast<double>(r.run_peak_bytes) /
+                              static_cast<double>(r.liveness_bound_bytes));
+  }
+  os << "\n";
   os << "allocations in the timed runs: " << r.timed_allocs << ", "
      << r.timed_system_allocs << " of them from the system\n";
   if (!r.profiled) return;
@@ -706,6 +739,7 @@ int BenchMain(const CommandContext& ctx) {
     if (!s.ok()) return fail(s, kExitFailure);
   }
 
+  int64_t process_peak_bytes = 0;
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
   // The warm-up's results go now, so that the timed runs' first results
@@ -733,6 +767,34 @@ int BenchMain(const CommandContext& ctx) {
     result.runs_per_s = result.total_s > 0 ? result.runs / result.total_s : 0;
   }
 
+  // One traced run for the memory a run takes, against what its tensors'
+  // lifetimes need at least (tools/memory_report.h). The process's peak so
+  // far is kept first: the allocator's peak restarts here.
+  {
+    CallableOptions memory_callable = callable;
+    memory_callable.mutable_run_options()->set_trace_level(
+        RunOptions::FULL_TRACE);
+    memory_callable.mutable_run_options()->set_output_partition_graphs(true);
+    Session::CallableHandle memory_run;
+    s = session->MakeCallable(memory_callable, &memory_run);
+    if (!s.ok()) return fail(s, kExitFailure);
+    outputs.clear();
+    const AllocatorStats before = cpu_allocator()->GetStats();
+    process_peak_bytes = before.peak_bytes_in_use;
+    cpu_allocator()->ResetPeak();
+    RunMetadata metadata;
+    s = session->RunCallable(memory_run, feed_tensors, &outputs, &metadata);
+    if (!s.ok()) return fail(s, kExitFailure);
+    result.run_peak_bytes =
+        cpu_allocator()->GetStats().peak_bytes_in_use - before.bytes_in_use;
+    GraphDef ran;
+    for (const GraphDef& partition : metadata.partition_graphs()) {
+      for (const NodeDef& node : partition.node()) *ran.add_node() = node;
+    }
+    result.liveness_bound_bytes =
+        LivenessBoundBytes(metadata.step_stats(), ran);
+  }
+
   if (bench.op_profile || !flags.trace.empty()) {
     callable.mutable_run_options()->set_trace_level(RunOptions::FULL_TRACE);
     Session::CallableHandle traced;
@@ -756,7 +818,8 @@ int BenchMain(const CommandContext& ctx) {
       if (!s.ok()) return fail(s, kExitFailure);
     }
   }
-  result.peak_bytes = cpu_allocator()->GetStats().peak_bytes_in_use;
+  result.peak_bytes = std::max(process_peak_bytes,
+                               cpu_allocator()->GetStats().peak_bytes_in_use);
   result.peak_rss_bytes = PeakRssBytes();
 
   PrintReport(result, *ctx.out);
