@@ -63,6 +63,7 @@ void BM_Shard(benchmark::State& state) {
 BENCHMARK(BM_Shard)
     ->Args({16, 2})
     ->Args({1024, 2})
+    ->Args({64 << 10, 2})
     ->Args({16 << 20, 1})
     ->Args({16 << 20, 2})
     ->UseRealTime();
@@ -80,6 +81,7 @@ void BM_Reference_InlineLoop(benchmark::State& state) {
 BENCHMARK(BM_Reference_InlineLoop)
     ->Arg(16)
     ->Arg(1024)
+    ->Arg(64 << 10)
     ->Arg(16 << 20)
     ->UseRealTime();
 
