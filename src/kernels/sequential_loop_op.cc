@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "minflow/core/status.h"
@@ -57,8 +58,22 @@ bool IsAlias(const NodeDef& def) {
 // reusing a buffer, and saves clearing them every step.
 class SequentialLoopOp : public OpKernel {
  public:
+  static constexpr int kMaxNesting = 64;
+
   explicit SequentialLoopOp(OpKernelConstruction* c) : OpKernel(c) {
-    OP_REQUIRES_OK(c, Build(c));
+    // A body may hold a loop of its own (an inner loop the pass handed over
+    // first), built recursively here: a hand-written nest too deep for the
+    // stack is refused instead.
+    thread_local int depth = 0;
+    if (depth >= kMaxNesting) {
+      c->CtxFailure(errors::InvalidArgument("Sequential loops nest more than ",
+                                            kMaxNesting, " deep"));
+      return;
+    }
+    ++depth;
+    const Status built = Build(c);
+    --depth;
+    OP_REQUIRES_OK(c, built);
   }
 
   void Compute(OpKernelContext* ctx) override;
@@ -311,6 +326,38 @@ Status SequentialLoopOp::AddBodyNode(OpKernelConstruction* c,
   if (def.op() == "NoOp") {
     node_after_switch_[def.name()] = after_switch;
     return OkStatus();
+  }
+
+  // The pass never puts these in a body; a hand-written node might.
+  static const auto* const kRefused =
+      new absl::flat_hash_set<std::string>{"Switch",
+                                           "RefSwitch",
+                                           "Merge",
+                                           "RefMerge",
+                                           "Enter",
+                                           "RefEnter",
+                                           "Exit",
+                                           "RefExit",
+                                           "NextIteration",
+                                           "RefNextIteration",
+                                           "LoopCond",
+                                           "ControlTrigger",
+                                           "_Arg",
+                                           "_Retval",
+                                           "_Send",
+                                           "_Recv",
+                                           "_HostSend",
+                                           "_HostRecv",
+                                           "Placeholder",
+                                           "PlaceholderV2",
+                                           "PlaceholderWithDefault"};
+  if (kRefused->contains(def.op())) {
+    return errors::AttachNodeContext(
+        errors::InvalidArgument("A ", def.op(),
+                                " cannot run inside the sequential loop of "
+                                "frame '",
+                                frame_name_, "'"),
+        def.name(), def.op());
   }
 
   Step step;

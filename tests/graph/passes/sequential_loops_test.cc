@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -442,6 +443,32 @@ TEST(SequentialLoopKernelTest, MalformedAttrsAreErrorsNamingTheFrame) {
                HasSubstr("next value 'lt:0' is bool")));
   MF_EXPECT_OK(
       MakeLoopKernel(LoopNode({less.SerializeAsString()}, "lt:0", {"s:1"})));
+}
+
+TEST(SequentialLoopKernelTest, NodesThatCannotRunInALoopAreRefused) {
+  NodeDef placeholder;
+  placeholder.set_name("p");
+  placeholder.set_op("Placeholder");
+  AddNodeAttr("dtype", DT_INT32, &placeholder);
+  EXPECT_THAT(MakeLoopKernel(
+                  LoopNode({placeholder.SerializeAsString()}, "m:0", {"s:1"})),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("cannot run inside the sequential loop"),
+                             HasSubstr("{{node p}}"))));
+}
+
+TEST(SequentialLoopKernelTest, ANestTooDeepIsRefusedWithoutRecursingOn) {
+  // 100 loops, each the only body node of the one around it.
+  NodeDef inner = LoopNode({}, "m:0", {"s:1"});
+  for (int level = 0; level < 100; ++level) {
+    inner.set_input(0, "m:0");  // the loop around it reads its variable
+    NodeDef outer = LoopNode({inner.SerializeAsString()}, "m:0", {"s:1"});
+    outer.set_name(absl::StrCat("loop", level));
+    inner = outer;
+  }
+  EXPECT_THAT(MakeLoopKernel(inner),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("nest more than 64 deep")));
 }
 
 }  // namespace
