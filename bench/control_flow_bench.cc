@@ -142,47 +142,8 @@ GraphDef ParseGraph(const std::string& text) {
   return graph;
 }
 
-// i and limit as loop variables; cond i < limit; body i + 1.
-GraphDef FunctionalWhileGraph() {
-  return ParseGraph(R"txt(
-    node { name: "start" op: "Placeholder"
-           attr { key: "dtype" value { type: DT_INT32 } } }
-    node { name: "limit" op: "Placeholder"
-           attr { key: "dtype" value { type: DT_INT32 } } }
-    node { name: "loop" op: "StatelessWhile" input: "start" input: "limit"
-           attr { key: "T" value { list { type: DT_INT32 type: DT_INT32 } } }
-           attr { key: "cond" value { func { name: "less" } } }
-           attr { key: "body" value { func { name: "inc" } } } }
-    library {
-      function {
-        signature { name: "less"
-          input_arg { name: "i" type: DT_INT32 }
-          input_arg { name: "n" type: DT_INT32 }
-          output_arg { name: "ok" type: DT_BOOL } }
-        node_def { name: "l" op: "Less" input: "i" input: "n"
-                   attr { key: "T" value { type: DT_INT32 } } }
-        ret { key: "ok" value: "l:z:0" }
-      }
-      function {
-        signature { name: "inc"
-          input_arg { name: "i" type: DT_INT32 }
-          input_arg { name: "n" type: DT_INT32 }
-          output_arg { name: "next" type: DT_INT32 }
-          output_arg { name: "same" type: DT_INT32 } }
-        node_def { name: "one" op: "Const"
-          attr { key: "dtype" value { type: DT_INT32 } }
-          attr { key: "value" value {
-            tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
-        node_def { name: "add" op: "AddV2" input: "i" input: "one:output:0"
-                   attr { key: "T" value { type: DT_INT32 } } }
-        ret { key: "next" value: "add:z:0" }
-        ret { key: "same" value: "n" }
-      }
-    })txt");
-}
-
 void BM_FunctionalWhile(benchmark::State& state) {
-  RunCountingLoop(state, FunctionalWhileGraph(), "loop:0");
+  RunCountingLoop(state, testing::FunctionalCountingLoopGraph(), "loop:0");
 }
 BENCHMARK(BM_FunctionalWhile)
     ->Arg(10000)
@@ -268,9 +229,10 @@ BENCHMARK(BM_CallChain)
 void BM_LoopOverBareAddV2(benchmark::State& state) {
   const int32_t n = static_cast<int32_t>(state.range(1));
   const bool functional = state.range(0) != 0;
-  auto session = Session::Create(
-      functional ? FunctionalWhileGraph() : testing::CountingLoopGraph(),
-      Threads(1, 1));
+  auto session =
+      Session::Create(functional ? testing::FunctionalCountingLoopGraph()
+                                 : testing::CountingLoopGraph(),
+                      Threads(1, 1));
   BareAddV2 bare;
   if (!session.ok() || !bare.status().ok()) {
     return state.SkipWithError("session or kernel");

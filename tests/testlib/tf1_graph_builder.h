@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/text_format.h"
 #include "minflow/attr_value.pb.h"
 #include "minflow/core/tensor.h"
 #include "minflow/framework/node_def_util.h"
@@ -151,6 +152,50 @@ inline GraphDef CountingLoopGraph(int parallel_iterations = 10) {
       },
       parallel_iterations);
   return b.graph();
+}
+
+// The counting loop as TensorFlow 2 exports it: a StatelessWhile "loop"
+// over (i, limit) fed by the int32 Placeholders "start" and "limit"; its
+// cond is i < limit, its body adds 1 to i ("loop:0" is the count).
+inline GraphDef FunctionalCountingLoopGraph() {
+  GraphDef graph;
+  google::protobuf::TextFormat::ParseFromString(R"txt(
+    node { name: "start" op: "Placeholder"
+           attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "limit" op: "Placeholder"
+           attr { key: "dtype" value { type: DT_INT32 } } }
+    node { name: "loop" op: "StatelessWhile" input: "start" input: "limit"
+           attr { key: "T" value { list { type: DT_INT32 type: DT_INT32 } } }
+           attr { key: "cond" value { func { name: "less" } } }
+           attr { key: "body" value { func { name: "inc" } } } }
+    library {
+      function {
+        signature { name: "less"
+          input_arg { name: "i" type: DT_INT32 }
+          input_arg { name: "n" type: DT_INT32 }
+          output_arg { name: "ok" type: DT_BOOL } }
+        node_def { name: "l" op: "Less" input: "i" input: "n"
+                   attr { key: "T" value { type: DT_INT32 } } }
+        ret { key: "ok" value: "l:z:0" }
+      }
+      function {
+        signature { name: "inc"
+          input_arg { name: "i" type: DT_INT32 }
+          input_arg { name: "n" type: DT_INT32 }
+          output_arg { name: "next" type: DT_INT32 }
+          output_arg { name: "same" type: DT_INT32 } }
+        node_def { name: "one" op: "Const"
+          attr { key: "dtype" value { type: DT_INT32 } }
+          attr { key: "value" value {
+            tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+        node_def { name: "add" op: "AddV2" input: "i" input: "one:output:0"
+                   attr { key: "T" value { type: DT_INT32 } } }
+        ret { key: "next" value: "add:z:0" }
+        ret { key: "same" value: "n" }
+      }
+    })txt",
+                                                &graph);
+  return graph;
 }
 
 // for i in range(16): last = matmul(a, a), a being size x size of 0.5:

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "minflow/config.pb.h"
 #include "minflow/framework/device.h"
@@ -295,53 +294,13 @@ TEST(SequentialLoopsTest, NodesBeforeTheSwitchRunInTheLastIterationToo) {
   }
 }
 
-// A StatelessWhile whose cond is i < limit and whose body adds 1.
-GraphDef FunctionalWhileGraph() {
-  GraphDef graph;
-  MF_CHECK(google::protobuf::TextFormat::ParseFromString(R"txt(
-    node { name: "start" op: "Placeholder"
-           attr { key: "dtype" value { type: DT_INT32 } } }
-    node { name: "limit" op: "Placeholder"
-           attr { key: "dtype" value { type: DT_INT32 } } }
-    node { name: "loop" op: "StatelessWhile" input: "start" input: "limit"
-           attr { key: "T" value { list { type: DT_INT32 type: DT_INT32 } } }
-           attr { key: "cond" value { func { name: "less" } } }
-           attr { key: "body" value { func { name: "inc" } } } }
-    library {
-      function {
-        signature { name: "less"
-          input_arg { name: "i" type: DT_INT32 }
-          input_arg { name: "n" type: DT_INT32 }
-          output_arg { name: "ok" type: DT_BOOL } }
-        node_def { name: "lt" op: "Less" input: "i" input: "n"
-                   attr { key: "T" value { type: DT_INT32 } } }
-        ret { key: "ok" value: "lt:z:0" } }
-      function {
-        signature { name: "inc"
-          input_arg { name: "i" type: DT_INT32 }
-          input_arg { name: "n" type: DT_INT32 }
-          output_arg { name: "i2" type: DT_INT32 }
-          output_arg { name: "n2" type: DT_INT32 } }
-        node_def { name: "one" op: "Const"
-                   attr { key: "dtype" value { type: DT_INT32 } }
-                   attr { key: "value" value { tensor { dtype: DT_INT32
-                          tensor_shape {} int_val: 1 } } } }
-        node_def { name: "add" op: "AddV2" input: "i" input: "one:output:0"
-                   attr { key: "T" value { type: DT_INT32 } } }
-        ret { key: "i2" value: "add:z:0" }
-        ret { key: "n2" value: "n" } }
-    })txt",
-                                                         &graph));
-  return graph;
-}
-
 TEST(SequentialLoopsTest, LoweredFunctionalWhileBecomesOneNode) {
-  EXPECT_EQ(
-      PrepareAndCount(FunctionalWhileGraph(), {"start", "limit"}, {"loop:0"})
-          .sequential_loops,
-      1);
+  EXPECT_EQ(PrepareAndCount(::minflow::testing::FunctionalCountingLoopGraph(),
+                            {"start", "limit"}, {"loop:0"})
+                .sequential_loops,
+            1);
   const std::vector<Tensor> out = RunBothWays(
-      FunctionalWhileGraph(),
+      ::minflow::testing::FunctionalCountingLoopGraph(),
       {{"start", Tensor(int32_t{3})}, {"limit", Tensor(int32_t{1000})}},
       {"loop:0", "loop:1"});
   ASSERT_EQ(out.size(), 2u);
