@@ -152,12 +152,13 @@ StatusOr<Node*> FinishOperation(MF_OperationDescription* desc) {
   GraphDef graph_def;
   NodeDef* def = graph_def.add_node();
   *def = desc->node_def;
+  absl::MutexLock lock(&g->mu);
+  // The graph's registry: its library's functions are ops too.
   const OpDef* op_def = nullptr;
-  Status lookup = OpRegistry::Global()->LookUpOpDef(def->op(), &op_def);
+  Status lookup = g->graph.op_registry()->LookUpOpDef(def->op(), &op_def);
   if (!lookup.ok()) {
     return errors::AttachNodeContext(lookup, def->name(), def->op());
   }
-  absl::MutexLock lock(&g->mu);
   MF_RETURN_IF_ERROR(CompleteNodeDef(*desc, *op_def, def));
   *graph_def.mutable_versions() = g->graph.versions();
   std::vector<Node*> added;

@@ -342,6 +342,11 @@ MF_CAPI_EXPORT extern void MF_SetAttrTensorList(MF_OperationDescription* desc,
                                                 MF_Tensor* const* values,
                                                 int num_values,
                                                 MF_Status* status);
+/* A `func` attr naming the function `value` (`length` bytes) with no attrs
+ * of its own, such as PartitionedCall's `f`. */
+MF_CAPI_EXPORT extern void MF_SetAttrFuncName(MF_OperationDescription* desc,
+                                              const char* attr_name,
+                                              const char* value, size_t length);
 /* Any attr from a binary AttrValue. */
 MF_CAPI_EXPORT extern void MF_SetAttrValueProto(MF_OperationDescription* desc,
                                                 const char* attr_name,
@@ -355,6 +360,56 @@ MF_CAPI_EXPORT extern void MF_SetAttrValueProto(MF_OperationDescription* desc,
  * operation, or NULL with the status set (the graph is then unchanged). */
 MF_CAPI_EXPORT extern MF_Operation* MF_FinishOperation(
     MF_OperationDescription* desc, MF_Status* status);
+
+/* ---- Functions ---------------------------------------------------------- */
+
+/* A function: a FunctionDef that graphs may add to their library and call
+ * by name (an operation whose op type is the function's name) or through
+ * PartitionedCall's `f`. Owned by the caller (MF_DeleteFunction). */
+typedef struct MF_Function MF_Function;
+/* Options of MF_GraphToFunction; none exist yet, so pass NULL. */
+typedef struct MF_FunctionOptions MF_FunctionOptions;
+
+/* Makes a function named `fn_name` from operations of `fn_body`: the
+ * `num_opers` operations of `opers`, or with num_opers -1 every operation
+ * but the input Placeholders. Each of the `ninputs` inputs must be an output
+ * of a Placeholder outside the body; it becomes an input arg named after
+ * the Placeholder. Each of the `noutputs` outputs must be produced by a body
+ * operation (or be an input); `output_names` (NULL: named after their
+ * operations) names the output args. Edges between body operations become
+ * TensorFlow's "node:out_arg:index" references. With `append_hash_to_fn_name`
+ * the name gets "_" and a hash of the body. InvalidArgument naming the
+ * operation when a body operation reads a tensor that is neither an input
+ * nor made in the body, when an input is not a Placeholder's output, when
+ * an output is not in the body, or when two outputs share a name. Returns a
+ * new function, or NULL with the status set. */
+MF_CAPI_EXPORT extern MF_Function* MF_GraphToFunction(
+    const MF_Graph* fn_body, const char* fn_name,
+    unsigned char append_hash_to_fn_name, int num_opers,
+    const MF_Operation* const* opers, int ninputs, const MF_Output* inputs,
+    int noutputs, const MF_Output* outputs, const char* const* output_names,
+    const MF_FunctionOptions* opts, const char* description, MF_Status* status);
+/* The function's name (its signature's), owned by `func`; NULL for NULL. */
+MF_CAPI_EXPORT extern const char* MF_FunctionName(MF_Function* func);
+/* The function as a binary FunctionDef, into an empty buffer. */
+MF_CAPI_EXPORT extern void MF_FunctionToFunctionDef(MF_Function* func,
+                                                    MF_Buffer* output_func_def,
+                                                    MF_Status* status);
+/* A function from a binary FunctionDef, checked as a graph's library checks
+ * one (InvalidArgument naming the function and node otherwise). */
+MF_CAPI_EXPORT extern MF_Function* MF_FunctionImportFunctionDef(
+    const void* proto, size_t proto_len, MF_Status* status);
+MF_CAPI_EXPORT extern void MF_DeleteFunction(MF_Function* func);
+/* Adds `func` (a copy), and `grad` as its gradient when not NULL, to the
+ * library of `g`, so operations may call it. Adding the same definition
+ * again is allowed; another function under a taken name, or an op's name,
+ * is InvalidArgument. The graph is unchanged on error. */
+MF_CAPI_EXPORT extern void MF_GraphCopyFunction(MF_Graph* g,
+                                                const MF_Function* func,
+                                                const MF_Function* grad,
+                                                MF_Status* status);
+/* The number of functions in the graph's library; -1 for NULL. */
+MF_CAPI_EXPORT extern int MF_GraphNumFunctions(MF_Graph* g);
 
 /* ---- Sessions ----------------------------------------------------------- */
 
