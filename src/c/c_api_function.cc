@@ -78,6 +78,19 @@ StatusOr<std::string> OutputArgRef(const Node& node, int port) {
                           " is in none of its output args");
 }
 
+// The same function gives the same bytes (maps such as `ret` and `attr`
+// serialize in any order otherwise), for hashes and for comparing copies.
+std::string DeterministicBytes(const FunctionDef& fdef) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    fdef.SerializeToCodedStream(&coded);
+  }  // the streams give back their unused space here
+  return bytes;
+}
+
 struct Boundary {
   const Node* node;
   int index;
@@ -302,14 +315,7 @@ MF_Function* MF_GraphToFunction(const MF_Graph* fn_body, const char* fn_name,
   }
   if (append_hash_to_fn_name) {
     // The same body gives the same name, so copying it twice is harmless.
-    // Deterministic: maps (ret, attrs) otherwise serialize in any order.
-    std::string bytes;
-    {
-      google::protobuf::io::StringOutputStream stream(&bytes);
-      google::protobuf::io::CodedOutputStream coded(&stream);
-      coded.SetSerializationDeterministic(true);
-      fdef->SerializeToCodedStream(&coded);
-    }
+    const std::string bytes = c_api::DeterministicBytes(*fdef);
     const size_t hash = std::hash<std::string>()(bytes);
     fdef->mutable_signature()->set_name(
         absl::StrCat(fn_name, "_", absl::Hex(hash, absl::kZeroPad16)));
@@ -324,12 +330,14 @@ const char* MF_FunctionName(MF_Function* func) {
 
 void MF_FunctionToFunctionDef(MF_Function* func, MF_Buffer* output_func_def,
                               MF_Status* status) {
-  if (func == nullptr) {
-    c_api::Set(status, c_api::NullArgument("MF_FunctionToFunctionDef", "func"));
+  if (func == nullptr || output_func_def == nullptr) {
+    c_api::Set(status, c_api::NullArgument(
+                           "MF_FunctionToFunctionDef",
+                           func == nullptr ? "func" : "output_func_def"));
     return;
   }
-  c_api::Set(status, c_api::MessageToBuffer("MF_FunctionToFunctionDef",
-                                            func->fdef, output_func_def));
+  c_api::Set(status, c_api::CopyToBuffer(c_api::DeterministicBytes(func->fdef),
+                                         output_func_def));
 }
 
 MF_Function* MF_FunctionImportFunctionDef(const void* proto, size_t proto_len,
