@@ -77,6 +77,27 @@ void MF_ImportGraphDefOptionsSetDefaultDevice(MF_ImportGraphDefOptions* opts,
 void MF_GraphImportGraphDef(MF_Graph* graph, const MF_Buffer* graph_def,
                             const MF_ImportGraphDefOptions* options,
                             MF_Status* status);
+void MF_ImportGraphDefOptionsAddInputMapping(MF_ImportGraphDefOptions* opts,
+                                             const char* src_name,
+                                             int src_index, MF_Output dst);
+void MF_ImportGraphDefOptionsAddReturnOutput(MF_ImportGraphDefOptions* opts,
+                                             const char* oper_name,
+                                             int index);
+void MF_ImportGraphDefOptionsAddReturnOperation(MF_ImportGraphDefOptions* opts,
+                                                const char* oper_name);
+typedef struct MF_ImportGraphDefResults MF_ImportGraphDefResults;
+MF_ImportGraphDefResults* MF_GraphImportGraphDefWithResults(
+    MF_Graph* graph, const MF_Buffer* graph_def,
+    const MF_ImportGraphDefOptions* options, MF_Status* status);
+void MF_ImportGraphDefResultsReturnOutputs(MF_ImportGraphDefResults* results,
+                                           int* num_outputs,
+                                           MF_Output** outputs);
+void MF_ImportGraphDefResultsReturnOperations(
+    MF_ImportGraphDefResults* results, int* num_opers, MF_Operation*** opers);
+void MF_ImportGraphDefResultsMissingUnusedInputMappings(
+    MF_ImportGraphDefResults* results, int* num_missing,
+    const char*** src_names, int** src_indexes);
+void MF_DeleteImportGraphDefResults(MF_ImportGraphDefResults* results);
 
 const char* MF_OperationName(MF_Operation* oper);
 const char* MF_OperationOpType(MF_Operation* oper);

@@ -316,58 +316,6 @@ MF_Buffer* MF_GetAllOpList(void) {
   return MF_NewBufferFromString(bytes.data(), bytes.size());
 }
 
-MF_ImportGraphDefOptions* MF_NewImportGraphDefOptions(void) {
-  return new MF_ImportGraphDefOptions;
-}
-
-void MF_DeleteImportGraphDefOptions(MF_ImportGraphDefOptions* opts) {
-  delete opts;
-}
-
-void MF_ImportGraphDefOptionsSetPrefix(MF_ImportGraphDefOptions* opts,
-                                       const char* prefix) {
-  if (opts != nullptr) opts->prefix = prefix == nullptr ? "" : prefix;
-}
-
-void MF_ImportGraphDefOptionsSetDefaultDevice(MF_ImportGraphDefOptions* opts,
-                                              const char* device) {
-  if (opts != nullptr) opts->default_device = device == nullptr ? "" : device;
-}
-
-void MF_GraphImportGraphDef(MF_Graph* graph, const MF_Buffer* graph_def,
-                            const MF_ImportGraphDefOptions* options,
-                            MF_Status* status) {
-  if (graph == nullptr || graph_def == nullptr ||
-      (graph_def->data == nullptr && graph_def->length != 0)) {
-    c_api::Set(status,
-               c_api::NullArgument("MF_GraphImportGraphDef",
-                                   graph == nullptr ? "graph" : "graph_def"));
-    return;
-  }
-  minflow::GraphDef def;
-  Status s = minflow::ParseGraphDef(
-      absl::string_view(static_cast<const char*>(graph_def->data),
-                        graph_def->length),
-      &def);
-  if (!s.ok()) {
-    c_api::Set(status, s);
-    return;
-  }
-  minflow::GraphConstructorOptions import_options;
-  if (options != nullptr) {
-    import_options.prefix = options->prefix;
-    if (!options->default_device.empty()) {
-      for (minflow::NodeDef& node : *def.mutable_node()) {
-        if (node.device().empty()) node.set_device(options->default_device);
-      }
-    }
-  }
-  absl::MutexLock lock(&graph->mu);
-  std::vector<Node*> added;
-  c_api::Set(status,
-             c_api::ImportAndRefine(graph, import_options, def, &added));
-}
-
 const char* MF_OperationName(MF_Operation* oper) {
   const Node* node = c_api::ToNode(oper);
   return node == nullptr ? nullptr : node->name().c_str();

@@ -133,12 +133,55 @@ MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsSetPrefix(
 MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsSetDefaultDevice(
     MF_ImportGraphDefOptions* opts, const char* device);
 
+/* TensorFlow's input_map: data inputs of imported operations that read
+ * output `src_index` of `src_name` (as the GraphDef names it, before the
+ * prefix) read `dst`, an output of an operation of the graph imported
+ * into, instead. Mapping the same key again replaces its value. The import
+ * checks `dst` (InvalidArgument / OutOfRange naming the key) and the
+ * dtypes of the new edges. */
+MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsAddInputMapping(
+    MF_ImportGraphDefOptions* opts, const char* src_name, int src_index,
+    MF_Output dst);
+/* Asks MF_GraphImportGraphDefWithResults for output `index` of the
+ * GraphDef's node `oper_name` (a mapped key gives its mapped tensor), or
+ * for the operation imported from node `oper_name`. A name that is not a
+ * node of the GraphDef fails the import. */
+MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsAddReturnOutput(
+    MF_ImportGraphDefOptions* opts, const char* oper_name, int index);
+MF_CAPI_EXPORT extern int MF_ImportGraphDefOptionsNumReturnOutputs(
+    const MF_ImportGraphDefOptions* opts);
+MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsAddReturnOperation(
+    MF_ImportGraphDefOptions* opts, const char* oper_name);
+MF_CAPI_EXPORT extern int MF_ImportGraphDefOptionsNumReturnOperations(
+    const MF_ImportGraphDefOptions* opts);
+
 /* Adds the nodes of a GraphDef (binary or text format) to `graph`, with the
  * same checks as a session's import and shape inference. `options` may be
  * NULL. All or nothing: on error the graph is unchanged. */
 MF_CAPI_EXPORT extern void MF_GraphImportGraphDef(
     MF_Graph* graph, const MF_Buffer* graph_def,
     const MF_ImportGraphDefOptions* options, MF_Status* status);
+
+/* What an import returns: the requested outputs and operations, and the
+ * input-mapping keys whose node is not in the GraphDef (TensorFlow's
+ * Python import_graph_def reports them as an error). */
+typedef struct MF_ImportGraphDefResults MF_ImportGraphDefResults;
+/* MF_GraphImportGraphDef, returning the results (NULL on error); free them
+ * with MF_DeleteImportGraphDefResults. */
+MF_CAPI_EXPORT extern MF_ImportGraphDefResults*
+MF_GraphImportGraphDefWithResults(MF_Graph* graph, const MF_Buffer* graph_def,
+                                  const MF_ImportGraphDefOptions* options,
+                                  MF_Status* status);
+/* The arrays belong to `results`, in the order they were asked for. */
+MF_CAPI_EXPORT extern void MF_ImportGraphDefResultsReturnOutputs(
+    MF_ImportGraphDefResults* results, int* num_outputs, MF_Output** outputs);
+MF_CAPI_EXPORT extern void MF_ImportGraphDefResultsReturnOperations(
+    MF_ImportGraphDefResults* results, int* num_opers, MF_Operation*** opers);
+MF_CAPI_EXPORT extern void MF_ImportGraphDefResultsMissingUnusedInputMappings(
+    MF_ImportGraphDefResults* results, int* num_missing_unused_input_mappings,
+    const char*** src_names, int** src_indexes);
+MF_CAPI_EXPORT extern void MF_DeleteImportGraphDefResults(
+    MF_ImportGraphDefResults* results);
 
 /* Operation properties; NULL / -1 / MF_INVALID for bad arguments. */
 MF_CAPI_EXPORT extern const char* MF_OperationName(MF_Operation* oper);
