@@ -51,6 +51,14 @@ int64_t MF_Dim(const MF_Tensor* t, int dim_index);
 size_t MF_TensorByteSize(const MF_Tensor* t);
 void* MF_TensorData(const MF_Tensor* t);
 MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t);
+int64_t MF_TensorElementCount(const MF_Tensor* t);
+MF_Tensor* MF_NewStringTensor(const int64_t* dims, int num_dims,
+                              const void* const* values,
+                              const size_t* lengths, int64_t num_values,
+                              MF_Status* status);
+void MF_TensorGetStrings(const MF_Tensor* t, const void** values,
+                         size_t* lengths, int64_t num_values,
+                         MF_Status* status);
 
 MF_Buffer* MF_NewBuffer(void);
 MF_Buffer* MF_NewBufferFromString(const void* proto, size_t proto_len);
