@@ -136,6 +136,12 @@ Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
                        const GraphDef& graph_def, std::vector<Node*>* added)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu);
 
+// "name:index" for `output`, an output of g's graph, after checking it
+// (InvalidArgument / OutOfRange naming `function` and `what`[i]).
+Status OutputName(const char* function, const MF_Graph& g,
+                  const MF_Output& output, const char* what, int i,
+                  std::string* name) ABSL_SHARED_LOCKS_REQUIRED(g.mu);
+
 // A DataType from a C enum value, InvalidArgument unless it is a valid,
 // non-ref type.
 Status ToDataType(int value, DataType* out);

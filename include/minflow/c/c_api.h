@@ -514,6 +514,29 @@ MF_CAPI_EXPORT extern void MF_SessionRun(
     const MF_Operation* const* target_opers, int ntargets,
     MF_Buffer* run_metadata, MF_Status* status);
 
+/* A callable: one (inputs, outputs, targets) signature of a session made
+ * ready once (pruning, placement, kernels), then run by handle without the
+ * per-run name handling of MF_SessionRun (TensorFlow's Python does the same
+ * with TF_SessionMakeCallable). Returns the handle (>= 0), or -1 with the
+ * status set (the errors of MF_SessionRun's arrays, and of an operation
+ * added to the graph after the session was made). Handles belong to the
+ * session and go with it. */
+MF_CAPI_EXPORT extern int64_t MF_SessionMakeCallable(
+    MF_Session* session, const MF_Output* inputs, int ninputs,
+    const MF_Output* outputs, int noutputs,
+    const MF_Operation* const* target_opers, int ntargets, MF_Status* status);
+/* Runs callable `handle` with input_values[i] fed to its inputs[i] and its
+ * outputs into output_values (new tensors the caller deletes; all NULL on
+ * error); `ninputs` and `noutputs` must be the callable's counts. Errors as
+ * MF_SessionRun's; InvalidArgument for an unknown handle. */
+MF_CAPI_EXPORT extern void MF_SessionRunCallable(
+    MF_Session* session, int64_t handle, MF_Tensor* const* input_values,
+    int ninputs, MF_Tensor** output_values, int noutputs, MF_Status* status);
+/* Frees the callable; InvalidArgument for an unknown handle. */
+MF_CAPI_EXPORT extern void MF_SessionReleaseCallable(MF_Session* session,
+                                                     int64_t handle,
+                                                     MF_Status* status);
+
 /* ---- Op libraries and language bindings -------------------------------- */
 
 /* A custom-op library loaded into this process (TensorFlow's TF_Library). */
@@ -539,6 +562,16 @@ MF_CAPI_EXPORT extern void MF_DeleteLibraryHandle(MF_Library* lib_handle);
  * buffer is shared (a Const of the graph, a tensor still fed), empty, or
  * `t` is NULL. Either way `t` stays the caller's. */
 MF_CAPI_EXPORT extern MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t);
+
+/* Everything a binding needs to read a tensor, in one call: returns its
+ * dtype (MF_INVALID for NULL, and then writes nothing) and writes its rank
+ * into `*num_dims`, its first `max_dims` dims into `dims`, MF_TensorData
+ * into `*data` and MF_TensorByteSize into `*byte_size`. Any of the output
+ * pointers may be NULL. */
+MF_CAPI_EXPORT extern MF_DataType MF_TensorGetInfo(const MF_Tensor* t,
+                                                   int* num_dims, int64_t* dims,
+                                                   int max_dims, void** data,
+                                                   size_t* byte_size);
 
 #ifdef __cplusplus
 } /* extern "C" */
