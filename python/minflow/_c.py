@@ -51,6 +51,9 @@ int64_t MF_Dim(const MF_Tensor* t, int dim_index);
 size_t MF_TensorByteSize(const MF_Tensor* t);
 void* MF_TensorData(const MF_Tensor* t);
 MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t);
+MF_DataType MF_TensorGetInfo(const MF_Tensor* t, int* num_dims,
+                             int64_t* dims, int max_dims, void** data,
+                             size_t* byte_size);
 int64_t MF_TensorElementCount(const MF_Tensor* t);
 MF_Tensor* MF_NewStringTensor(const int64_t* dims, int num_dims,
                               const void* const* values,
@@ -183,6 +186,18 @@ void MF_SessionRun(MF_Session* session, const MF_Buffer* run_options,
                    MF_Tensor** output_values, int noutputs,
                    const MF_Operation* const* target_opers, int ntargets,
                    MF_Buffer* run_metadata, MF_Status* status);
+
+int64_t MF_SessionMakeCallable(MF_Session* session, const MF_Output* inputs,
+                               int ninputs, const MF_Output* outputs,
+                               int noutputs,
+                               const MF_Operation* const* target_opers,
+                               int ntargets, MF_Status* status);
+void MF_SessionRunCallable(MF_Session* session, int64_t handle,
+                           MF_Tensor* const* input_values, int ninputs,
+                           MF_Tensor** output_values, int noutputs,
+                           MF_Status* status);
+void MF_SessionReleaseCallable(MF_Session* session, int64_t handle,
+                               MF_Status* status);
 
 MF_Library* MF_LoadLibrary(const char* library_filename, MF_Status* status);
 MF_Buffer MF_GetOpList(MF_Library* lib_handle);
