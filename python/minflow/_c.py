@@ -199,6 +199,20 @@ void MF_SessionRunCallable(MF_Session* session, int64_t handle,
 void MF_SessionReleaseCallable(MF_Session* session, int64_t handle,
                                MF_Status* status);
 
+typedef struct MF_Function MF_Function;
+MF_Function* MF_GraphToFunction(
+    const MF_Graph* fn_body, const char* fn_name,
+    unsigned char append_hash_to_fn_name, int num_opers,
+    const MF_Operation* const* opers, int ninputs, const MF_Output* inputs,
+    int noutputs, const MF_Output* outputs, const char* const* output_names,
+    const void* opts, const char* description, MF_Status* status);
+const char* MF_FunctionName(MF_Function* func);
+void MF_FunctionToFunctionDef(MF_Function* func, MF_Buffer* output_func_def,
+                              MF_Status* status);
+void MF_DeleteFunction(MF_Function* func);
+void MF_GraphCopyFunction(MF_Graph* g, const MF_Function* func,
+                          const MF_Function* grad, MF_Status* status);
+
 MF_Library* MF_LoadLibrary(const char* library_filename, MF_Status* status);
 MF_Buffer MF_GetOpList(MF_Library* lib_handle);
 void MF_DeleteLibraryHandle(MF_Library* lib_handle);

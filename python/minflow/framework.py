@@ -590,6 +590,34 @@ class Graph(object):
         ]
         return ops, tensors, operations, missing
 
+    # ---- functions --------------------------------------------------------
+
+    def as_function(self, name, inputs, outputs, output_names=None,
+                    description=None):
+        """A Function made of this graph's ops between `inputs` (Tensors
+        output by Placeholders, which become its arguments) and `outputs`
+        (Tensors), as TensorFlow's TF_GraphToFunction: every op but the
+        input Placeholders is its body. InvalidArgumentError naming the op
+        when an input is not a Placeholder's, a body op reads a tensor that
+        is neither an input nor made in the body, or output names repeat."""
+        c_in = ffi.new("MF_Output[]", [t._as_output() for t in inputs])
+        c_out = ffi.new("MF_Output[]", [t._as_output() for t in outputs])
+        keep = []
+        names = ffi.NULL
+        if output_names is not None:
+            if len(output_names) != len(outputs):
+                raise ValueError("as_function: %d output_names for %d "
+                                 "outputs" % (len(output_names), len(outputs)))
+            keep = [ffi.new("char[]", n.encode()) for n in output_names]
+            names = ffi.new("char*[]", keep)
+        func = lib.MF_GraphToFunction(
+            self._c_graph, name.encode(), 0, -1, ffi.NULL, len(inputs), c_in,
+            len(outputs), c_out, names, ffi.NULL,
+            description.encode() if description else ffi.NULL,
+            self._status.ptr)
+        self._status.check(self)
+        return Function(func)
+
     # ---- default graph ----------------------------------------------------
 
     @contextlib.contextmanager
@@ -611,6 +639,41 @@ class Graph(object):
 
 _local = threading.local()
 _global_default = [Graph()]
+
+
+class Function(object):
+    """A function (Graph.as_function): its `name`, its binary FunctionDef
+    (`definition`), and a call that adds it to the default graph's library
+    and calls it by name, returning the call's output Tensors."""
+
+    def __init__(self, c_func):
+        self._c_func = ffi.gc(c_func, lib.MF_DeleteFunction)
+        self.name = ffi.string(lib.MF_FunctionName(self._c_func)).decode()
+
+    @property
+    def definition(self):
+        status = errors.Status()
+        buf = ffi.gc(lib.MF_NewBuffer(), lib.MF_DeleteBuffer)
+        lib.MF_FunctionToFunctionDef(self._c_func, buf, status.ptr)
+        status.check()
+        return ffi.buffer(buf.data, buf.length)[:]
+
+    def add_to_graph(self, graph=None):
+        """Adds the function to the library of `graph` (the default graph
+        when None); adding it again is a no-op."""
+        g = graph or get_default_graph()
+        lib.MF_GraphCopyFunction(g._c_graph, self._c_func, ffi.NULL,
+                                 g._status.ptr)
+        g._status.check(g)
+
+    def __call__(self, *inputs, **kwargs):
+        name = kwargs.pop("name", None)
+        if kwargs:
+            raise TypeError("unexpected keyword arguments: %s" %
+                            ", ".join(sorted(kwargs)))
+        g = get_default_graph()
+        self.add_to_graph(g)
+        return g.create_op(self.name, list(inputs), name=name).outputs
 
 
 def _stack():
