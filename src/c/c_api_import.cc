@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "minflow/c/c_api.h"
 #include "minflow/graph.pb.h"
@@ -33,10 +32,9 @@ Status Import(MF_Graph* graph, const MF_Buffer* graph_def,
       ParseGraphDef(absl::string_view(static_cast<const char*>(graph_def->data),
                                       graph_def->length),
                     &def));
-  static const MF_ImportGraphDefOptions* const kDefaults =
-      new MF_ImportGraphDefOptions;
+  const MF_ImportGraphDefOptions defaults;
   const MF_ImportGraphDefOptions& opts =
-      options != nullptr ? *options : *kDefaults;
+      options != nullptr ? *options : defaults;
   GraphConstructorOptions import_options;
   import_options.prefix = opts.prefix;
   if (!opts.default_device.empty()) {
@@ -80,6 +78,8 @@ Status Import(MF_Graph* graph, const MF_Buffer* graph_def,
     import_options.input_map.emplace_back(key,
                                           TensorId{node->name(), dst.index});
   }
+  const VersionDef versions = graph->graph.versions();
+  const auto library = graph->graph.shared_flib_def();
   std::vector<Node*> added;
   MF_RETURN_IF_ERROR(ImportAndRefine(graph, import_options, def, &added));
   if (results == nullptr) return OkStatus();
@@ -99,6 +99,8 @@ Status Import(MF_Graph* graph, const MF_Buffer* graph_def,
       for (auto it = added.rbegin(); it != added.rend(); ++it) {
         graph->graph.RemoveNode(*it);
       }
+      graph->graph.set_versions(versions);
+      graph->graph.set_flib_def(library);
       return errors::InvalidArgument("Invalid return output ", id.port,
                                      " of node '", id.node, "', which has ",
                                      node->num_outputs(), " output(s)");

@@ -140,6 +140,29 @@ static void BadRequestsLeaveTheGraphUnchanged(void) {
   MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "Invalid return output 5");
   MFT_CHECK_EQ_INT(MF_GraphNumOperations(g), 2);
   MFT_CHECK(MF_GraphOperationByName(g, "y") == NULL);
+  /* ... and the functions the GraphDef brought go too. */
+  {
+    static const char kWithLibrary[] =
+        "node { name: 'z' op: 'Placeholder'"
+        "  attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
+        "library { function { signature { name: 'ident'"
+        "  input_arg { name: 'a' type: DT_FLOAT }"
+        "  output_arg { name: 'b' type: DT_FLOAT } }"
+        "  ret { key: 'b' value: 'a' } } }\n";
+    MF_Buffer* lib_def =
+        MF_NewBufferFromString(kWithLibrary, sizeof(kWithLibrary) - 1);
+    MF_ImportGraphDefOptions* bad = MF_NewImportGraphDefOptions();
+    MF_ImportGraphDefOptionsAddReturnOutput(bad, "z", 1);
+    MFT_CHECK(MF_GraphImportGraphDefWithResults(g, lib_def, bad, s) == NULL);
+    MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "Invalid return output 1");
+    MFT_CHECK_EQ_INT(MF_GraphNumFunctions(g), 0);
+    MFT_CHECK(MF_GraphOperationByName(g, "z") == NULL);
+    MF_GraphImportGraphDef(g, lib_def, NULL, s); /* and it is fine alone */
+    MFT_CHECK_OK(s);
+    MFT_CHECK_EQ_INT(MF_GraphNumFunctions(g), 1);
+    MF_DeleteImportGraphDefOptions(bad);
+    MF_DeleteBuffer(lib_def);
+  }
   MF_DeleteImportGraphDefOptions(opts);
 
   /* A mapping to an operation of another graph, or a missing output. */
@@ -159,7 +182,7 @@ static void BadRequestsLeaveTheGraphUnchanged(void) {
   MF_GraphImportGraphDef(g, def, opts, s);
   MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "int32");
   MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "p/y");
-  MFT_CHECK_EQ_INT(MF_GraphNumOperations(g), 2);
+  MFT_CHECK_EQ_INT(MF_GraphNumOperations(g), 3);
   MF_DeleteImportGraphDefOptions(opts);
 
   /* NULL arguments. */
