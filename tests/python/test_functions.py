@@ -39,7 +39,8 @@ def test_bad_boundaries_are_errors_naming_the_op():
     g, x, y = _body()
     with g.as_default():
         c = mf.constant([1.0, 2.0], name="c")
-    with pytest.raises(mf.errors.InvalidArgumentError, match="'c' \\(op Const\\)"):
+    with pytest.raises(mf.errors.InvalidArgumentError,
+                       match="'c' \\(op Const\\)"):
         g.as_function("f", [c], [y])
     with pytest.raises(mf.errors.InvalidArgumentError, match="used twice"):
         g.as_function("f", [x], [y, y], output_names=["o", "o"])

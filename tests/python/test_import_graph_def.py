@@ -58,7 +58,8 @@ def test_a_bare_name_key_means_output_zero_and_maps_mid_graph():
 
 def test_a_key_not_in_the_graph_def_is_an_error_naming_it():
     c = mf.constant([3.0, 4.0])
-    with pytest.raises(ValueError, match=r"not found in graph_def: \[nope:0\]"):
+    with pytest.raises(ValueError,
+                       match=r"not found in graph_def: \[nope:0\]"):
         mf.import_graph_def(_GRAPH, input_map={"nope:0": c})
 
 
