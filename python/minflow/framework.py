@@ -542,7 +542,7 @@ class Graph(object):
         ((name, index), Tensor) pairs, `return_outputs` (name, index) pairs
         and `return_operations` names, all as the GraphDef names them.
         Returns the new Operations, the requested Tensors and Operations,
-        and the input_map keys whose node is not in the GraphDef."""
+        and the input_map keys that name no tensor of the GraphDef."""
         if isinstance(graph_def, str):
             graph_def = graph_def.encode("utf-8")  # text format
         data = bytes(graph_def)
@@ -725,7 +725,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None,
 
     `input_map` maps tensor names of `graph_def` ("op:0", or "op" for output
     0) to Tensors of the default graph: the imported ops that read the named
-    tensor read the given one instead. A key whose op is not in `graph_def`
+    tensor read the given one instead. A key naming no tensor of `graph_def`
     raises ValueError after the import, as TensorFlow's does.
     `return_elements` lists names of `graph_def` to return: an Operation for
     "op", a Tensor for "op:0". Returns their list, or None without them."""

@@ -393,14 +393,18 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
   for (const auto& [key, value] : options.input_map) {
     input_map[key.ToString()] = value.ToString();
   }
+  // Names of graph_def's nodes that input_map keys name (pass 1 may move
+  // the NodeDefs).
+  absl::flat_hash_set<std::string> keyed_nodes;
   if (options.missing_unused_input_map_keys != nullptr) {
-    absl::flat_hash_set<absl::string_view> names;
-    for (const NodeDef& n : graph_def.node()) names.insert(n.name());
     for (const auto& [key, value] : options.input_map) {
-      if (!names.contains(key.node)) {
-        options.missing_unused_input_map_keys->push_back(key);
-      }
+      keyed_nodes.insert(key.node);
     }
+    absl::flat_hash_set<std::string> found;
+    for (const NodeDef& n : graph_def.node()) {
+      if (keyed_nodes.contains(n.name())) found.insert(n.name());
+    }
+    keyed_nodes = std::move(found);
   }
   for (int i = 0; i < graph_def.node_size(); ++i) {
     const NodeDef& original = graph_def.node(i);
@@ -414,6 +418,19 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
       continue;
     }
     nodes.push_back(node);
+  }
+
+  // As TensorFlow: a key is missing when its node is not in graph_def or
+  // has no such output.
+  if (options.missing_unused_input_map_keys != nullptr) {
+    for (const auto& [key, value] : options.input_map) {
+      const Node* n = keyed_nodes.contains(key.node)
+                          ? graph->FindNodeByName(options.prefix + key.node)
+                          : nullptr;
+      if (n == nullptr || key.port >= n->num_outputs()) {
+        options.missing_unused_input_map_keys->push_back(key);
+      }
+    }
   }
 
   // Pass 2: edges.

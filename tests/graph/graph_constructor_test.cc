@@ -615,6 +615,7 @@ TEST(GraphConstructorTest, InputMapRewiresDataInputsToExistingTensors) {
   options.prefix = "p/";
   options.input_map.push_back({TensorId{"src", 0}, TensorId{"two", 0}});
   options.input_map.push_back({TensorId{"gone", 2}, TensorId{"two", 0}});
+  options.input_map.push_back({TensorId{"src", 3}, TensorId{"two", 0}});
   std::vector<TensorId> missing;
   options.missing_unused_input_map_keys = &missing;
   std::vector<Node*> added;
@@ -630,8 +631,9 @@ TEST(GraphConstructorTest, InputMapRewiresDataInputsToExistingTensors) {
   EXPECT_EQ(in->src->name(), "two");  // mapped, not prefixed
   EXPECT_EQ(added[1]->def().input(0), "two:0");
   EXPECT_EQ(added[1]->def().input(1), "^p/src");  // control: not mapped
-  ASSERT_EQ(missing.size(), 1u);
+  ASSERT_EQ(missing.size(), 2u);
   EXPECT_EQ(missing[0].ToString(), "gone:2");
+  EXPECT_EQ(missing[1].ToString(), "src:3");  // src has one output
 
   // The new edge is checked: two:1 is int32, the sink wants float.
   options.input_map = {{TensorId{"src", 0}, TensorId{"two", 1}}};

@@ -61,6 +61,9 @@ def test_a_key_not_in_the_graph_def_is_an_error_naming_it():
     with pytest.raises(ValueError,
                        match=r"not found in graph_def: \[nope:0\]"):
         mf.import_graph_def(_GRAPH, input_map={"nope:0": c})
+    with pytest.raises(ValueError,
+                       match=r"not found in graph_def: \[x:1, q:0\]"):
+        mf.import_graph_def(_GRAPH, input_map={"x:1": c, "q": c})
 
 
 def test_bad_mappings_and_return_elements():

@@ -163,8 +163,8 @@ MF_CAPI_EXPORT extern void MF_GraphImportGraphDef(
     const MF_ImportGraphDefOptions* options, MF_Status* status);
 
 /* What an import returns: the requested outputs and operations, and the
- * input-mapping keys whose node is not in the GraphDef (TensorFlow's
- * Python import_graph_def reports them as an error). */
+ * input-mapping keys whose node is not in the GraphDef or lacks that
+ * output (TensorFlow's Python import_graph_def reports them as an error). */
 typedef struct MF_ImportGraphDefResults MF_ImportGraphDefResults;
 /* MF_GraphImportGraphDef, returning the results (NULL on error); free them
  * with MF_DeleteImportGraphDefResults. */

@@ -36,8 +36,9 @@ struct GraphConstructorOptions {
   // agree). Control inputs are not remapped.
   std::vector<std::pair<TensorId, TensorId>> input_map;
   // When not null, receives the input_map keys whose node is not in the
-  // GraphDef (TensorFlow's missing_unused_input_map_keys), in input_map
-  // order; TensorFlow's Python reports them as an error.
+  // GraphDef or has no such output (TensorFlow's
+  // missing_unused_input_map_keys), in input_map order; TensorFlow's Python
+  // reports them as an error.
   std::vector<TensorId>* missing_unused_input_map_keys = nullptr;
   // Null (the default): the import stops at the first error and returns it.
   // Set: the import keeps going and appends every independent error here
