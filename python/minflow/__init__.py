@@ -25,8 +25,9 @@ from minflow.dtypes import (DType, as_dtype, bfloat16, bool, complex64,  # noqa
                             half, int8, int16, int32, int64, resource, string,
                             uint8, uint16, uint32, uint64, variant)
 from minflow.errors import OpError  # noqa: E402
-from minflow.framework import (Graph, GraphDef, Operation, Tensor,  # noqa
-                               TensorShape, control_dependencies, device,
+from minflow.framework import (Function, Graph, GraphDef, Operation,  # noqa
+                               Tensor, TensorShape, control_dependencies,
+                               device,
                                get_default_graph, import_graph_def,
                                name_scope, reset_default_graph)
 from minflow.math_ops import (add, argmax, cast, divide, floordiv,  # noqa

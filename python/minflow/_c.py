@@ -51,6 +51,17 @@ int64_t MF_Dim(const MF_Tensor* t, int dim_index);
 size_t MF_TensorByteSize(const MF_Tensor* t);
 void* MF_TensorData(const MF_Tensor* t);
 MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t);
+MF_DataType MF_TensorGetInfo(const MF_Tensor* t, int* num_dims,
+                             int64_t* dims, int max_dims, void** data,
+                             size_t* byte_size);
+int64_t MF_TensorElementCount(const MF_Tensor* t);
+MF_Tensor* MF_NewStringTensor(const int64_t* dims, int num_dims,
+                              const void* const* values,
+                              const size_t* lengths, int64_t num_values,
+                              MF_Status* status);
+void MF_TensorGetStrings(const MF_Tensor* t, const void** values,
+                         size_t* lengths, int64_t num_values,
+                         MF_Status* status);
 
 MF_Buffer* MF_NewBuffer(void);
 MF_Buffer* MF_NewBufferFromString(const void* proto, size_t proto_len);
@@ -77,6 +88,27 @@ void MF_ImportGraphDefOptionsSetDefaultDevice(MF_ImportGraphDefOptions* opts,
 void MF_GraphImportGraphDef(MF_Graph* graph, const MF_Buffer* graph_def,
                             const MF_ImportGraphDefOptions* options,
                             MF_Status* status);
+void MF_ImportGraphDefOptionsAddInputMapping(MF_ImportGraphDefOptions* opts,
+                                             const char* src_name,
+                                             int src_index, MF_Output dst);
+void MF_ImportGraphDefOptionsAddReturnOutput(MF_ImportGraphDefOptions* opts,
+                                             const char* oper_name,
+                                             int index);
+void MF_ImportGraphDefOptionsAddReturnOperation(MF_ImportGraphDefOptions* opts,
+                                                const char* oper_name);
+typedef struct MF_ImportGraphDefResults MF_ImportGraphDefResults;
+MF_ImportGraphDefResults* MF_GraphImportGraphDefWithResults(
+    MF_Graph* graph, const MF_Buffer* graph_def,
+    const MF_ImportGraphDefOptions* options, MF_Status* status);
+void MF_ImportGraphDefResultsReturnOutputs(MF_ImportGraphDefResults* results,
+                                           int* num_outputs,
+                                           MF_Output** outputs);
+void MF_ImportGraphDefResultsReturnOperations(
+    MF_ImportGraphDefResults* results, int* num_opers, MF_Operation*** opers);
+void MF_ImportGraphDefResultsMissingUnusedInputMappings(
+    MF_ImportGraphDefResults* results, int* num_missing,
+    const char*** src_names, int** src_indexes);
+void MF_DeleteImportGraphDefResults(MF_ImportGraphDefResults* results);
 
 const char* MF_OperationName(MF_Operation* oper);
 const char* MF_OperationOpType(MF_Operation* oper);
@@ -154,6 +186,32 @@ void MF_SessionRun(MF_Session* session, const MF_Buffer* run_options,
                    MF_Tensor** output_values, int noutputs,
                    const MF_Operation* const* target_opers, int ntargets,
                    MF_Buffer* run_metadata, MF_Status* status);
+
+int64_t MF_SessionMakeCallable(MF_Session* session, const MF_Output* inputs,
+                               int ninputs, const MF_Output* outputs,
+                               int noutputs,
+                               const MF_Operation* const* target_opers,
+                               int ntargets, MF_Status* status);
+void MF_SessionRunCallable(MF_Session* session, int64_t handle,
+                           MF_Tensor* const* input_values, int ninputs,
+                           MF_Tensor** output_values, int noutputs,
+                           MF_Status* status);
+void MF_SessionReleaseCallable(MF_Session* session, int64_t handle,
+                               MF_Status* status);
+
+typedef struct MF_Function MF_Function;
+MF_Function* MF_GraphToFunction(
+    const MF_Graph* fn_body, const char* fn_name,
+    unsigned char append_hash_to_fn_name, int num_opers,
+    const MF_Operation* const* opers, int ninputs, const MF_Output* inputs,
+    int noutputs, const MF_Output* outputs, const char* const* output_names,
+    const void* opts, const char* description, MF_Status* status);
+const char* MF_FunctionName(MF_Function* func);
+void MF_FunctionToFunctionDef(MF_Function* func, MF_Buffer* output_func_def,
+                              MF_Status* status);
+void MF_DeleteFunction(MF_Function* func);
+void MF_GraphCopyFunction(MF_Graph* g, const MF_Function* func,
+                          const MF_Function* grad, MF_Status* status);
 
 MF_Library* MF_LoadLibrary(const char* library_filename, MF_Status* status);
 MF_Buffer MF_GetOpList(MF_Library* lib_handle);

@@ -118,6 +118,9 @@ def as_dtype(value):
             return _BY_NAME[value]
         raise TypeError("'%s' is not a minflow dtype name" % value)
     try:
-        return _BY_NP[np.dtype(value)]
+        np_dtype = np.dtype(value)
+        if np_dtype.kind in "SUO":  # bytes, str and objects: TF's string
+            return string
+        return _BY_NP[np_dtype]
     except (TypeError, KeyError):
         raise TypeError("cannot convert %r to a minflow dtype" % (value,))

@@ -536,7 +536,13 @@ class Graph(object):
         self._status.check(self)
         return GraphDef(ffi.buffer(buf.data, buf.length)[:])
 
-    def _import(self, graph_def, prefix, device=None):
+    def _import(self, graph_def, prefix, device=None, input_map=(),
+                return_outputs=(), return_operations=()):
+        """Imports `graph_def` under `prefix`; `input_map` holds
+        ((name, index), Tensor) pairs, `return_outputs` (name, index) pairs
+        and `return_operations` names, all as the GraphDef names them.
+        Returns the new Operations, the requested Tensors and Operations,
+        and the input_map keys that name no tensor of the GraphDef."""
         if isinstance(graph_def, str):
             graph_def = graph_def.encode("utf-8")  # text format
         data = bytes(graph_def)
@@ -548,13 +554,69 @@ class Graph(object):
             lib.MF_ImportGraphDefOptionsSetPrefix(opts, prefix.encode())
         if device:
             lib.MF_ImportGraphDefOptionsSetDefaultDevice(opts, device.encode())
+        for (src, index), t in input_map:
+            lib.MF_ImportGraphDefOptionsAddInputMapping(
+                opts, src.encode(), index, t._as_output())
+        for src, index in return_outputs:
+            lib.MF_ImportGraphDefOptionsAddReturnOutput(opts, src.encode(),
+                                                        index)
+        for src in return_operations:
+            lib.MF_ImportGraphDefOptionsAddReturnOperation(opts, src.encode())
         before = lib.MF_GraphNumOperations(self._c_graph)
-        lib.MF_GraphImportGraphDef(self._c_graph, buf, opts, self._status.ptr)
+        results = lib.MF_GraphImportGraphDefWithResults(
+            self._c_graph, buf, opts, self._status.ptr)
         self._status.check(self)
+        results = ffi.gc(results, lib.MF_DeleteImportGraphDefResults)
         ops = self.get_operations()[before:]
         self._add_names_of([op.name for op in ops])
         self._version += len(ops)
-        return ops
+        n = ffi.new("int*")
+        outs = ffi.new("MF_Output**")
+        lib.MF_ImportGraphDefResultsReturnOutputs(results, n, outs)
+        tensors = [
+            self._wrap(outs[0][i].oper).outputs[outs[0][i].index]
+            for i in range(n[0])
+        ]
+        opers = ffi.new("MF_Operation***")
+        lib.MF_ImportGraphDefResultsReturnOperations(results, n, opers)
+        operations = [self._wrap(opers[0][i]) for i in range(n[0])]
+        names = ffi.new("char***")
+        indexes = ffi.new("int**")
+        lib.MF_ImportGraphDefResultsMissingUnusedInputMappings(
+            results, n, names, indexes)
+        missing = [
+            "%s:%d" % (ffi.string(names[0][i]).decode(), indexes[0][i])
+            for i in range(n[0])
+        ]
+        return ops, tensors, operations, missing
+
+    # ---- functions --------------------------------------------------------
+
+    def as_function(self, name, inputs, outputs, output_names=None,
+                    description=None):
+        """A Function made of this graph's ops between `inputs` (Tensors
+        output by Placeholders, which become its arguments) and `outputs`
+        (Tensors), as TensorFlow's TF_GraphToFunction: every op but the
+        input Placeholders is its body. InvalidArgumentError naming the op
+        when an input is not a Placeholder's, a body op reads a tensor that
+        is neither an input nor made in the body, or output names repeat."""
+        c_in = ffi.new("MF_Output[]", [t._as_output() for t in inputs])
+        c_out = ffi.new("MF_Output[]", [t._as_output() for t in outputs])
+        keep = []
+        names = ffi.NULL
+        if output_names is not None:
+            if len(output_names) != len(outputs):
+                raise ValueError("as_function: %d output_names for %d "
+                                 "outputs" % (len(output_names), len(outputs)))
+            keep = [ffi.new("char[]", n.encode()) for n in output_names]
+            names = ffi.new("char*[]", keep)
+        func = lib.MF_GraphToFunction(
+            self._c_graph, name.encode(), 0, -1, ffi.NULL, len(inputs), c_in,
+            len(outputs), c_out, names, ffi.NULL,
+            description.encode() if description else ffi.NULL,
+            self._status.ptr)
+        self._status.check(self)
+        return Function(func)
 
     # ---- default graph ----------------------------------------------------
 
@@ -577,6 +639,41 @@ class Graph(object):
 
 _local = threading.local()
 _global_default = [Graph()]
+
+
+class Function(object):
+    """A function (Graph.as_function): its `name`, its binary FunctionDef
+    (`definition`), and a call that adds it to the default graph's library
+    and calls it by name, returning the call's output Tensors."""
+
+    def __init__(self, c_func):
+        self._c_func = ffi.gc(c_func, lib.MF_DeleteFunction)
+        self.name = ffi.string(lib.MF_FunctionName(self._c_func)).decode()
+
+    @property
+    def definition(self):
+        status = errors.Status()
+        buf = ffi.gc(lib.MF_NewBuffer(), lib.MF_DeleteBuffer)
+        lib.MF_FunctionToFunctionDef(self._c_func, buf, status.ptr)
+        status.check()
+        return ffi.buffer(buf.data, buf.length)[:]
+
+    def add_to_graph(self, graph=None):
+        """Adds the function to the library of `graph` (the default graph
+        when None); adding it again is a no-op."""
+        g = graph or get_default_graph()
+        lib.MF_GraphCopyFunction(g._c_graph, self._c_func, ffi.NULL,
+                                 g._status.ptr)
+        g._status.check(g)
+
+    def __call__(self, *inputs, **kwargs):
+        name = kwargs.pop("name", None)
+        if kwargs:
+            raise TypeError("unexpected keyword arguments: %s" %
+                            ", ".join(sorted(kwargs)))
+        g = get_default_graph()
+        self.add_to_graph(g)
+        return g.create_op(self.name, list(inputs), name=name).outputs
 
 
 def _stack():
@@ -612,20 +709,60 @@ def device(device_name):
     return get_default_graph().device(device_name)
 
 
+def _split_tensor_name(name):
+    """("op", index) of "op:index", or of "op" (index 0)."""
+    op, sep, index = name.rpartition(":")
+    if sep and index.isdigit():
+        return op, int(index)
+    return name, 0
+
+
 def import_graph_def(graph_def, input_map=None, return_elements=None,
                      name=None):
     """Adds `graph_def` (binary GraphDef bytes, a GraphDef from
     as_graph_def, or text format as str) to the default graph under the
-    prefix `name`/ ("import/" by default, "" for none). Returns the
-    elements named in `return_elements` ("op" or "op:0"), or None."""
-    if input_map:
-        raise NotImplementedError("import_graph_def: input_map is not "
-                                  "supported by the C API yet")
+    prefix `name`/ ("import/" by default, "" for none), as TensorFlow's.
+
+    `input_map` maps tensor names of `graph_def` ("op:0", or "op" for output
+    0) to Tensors of the default graph: the imported ops that read the named
+    tensor read the given one instead. A key naming no tensor of `graph_def`
+    raises ValueError after the import, as TensorFlow's does.
+    `return_elements` lists names of `graph_def` to return: an Operation for
+    "op", a Tensor for "op:0". Returns their list, or None without them."""
     g = get_default_graph()
+    mapping = []
+    for key, value in (input_map or {}).items():
+        if not isinstance(key, str):
+            raise TypeError("input_map keys must be strings, but got %r" %
+                            (key,))
+        if key.startswith("^"):
+            raise ValueError("input_map: control-input keys such as %r are "
+                             "not supported" % key)
+        if not isinstance(value, Tensor):
+            raise TypeError("input_map values must be Tensors, but %r maps "
+                            "to %r" % (key, value))
+        mapping.append((_split_tensor_name(key),
+                        g.as_graph_element(value, allow_operation=False)))
+    want = []  # per element: (is_tensor, position in its list)
+    outputs, operations = [], []
+    for e in return_elements or ():
+        if not isinstance(e, str):
+            raise TypeError("return_elements must be strings, but got %r" %
+                            (e,))
+        if ":" in e:
+            want.append((True, len(outputs)))
+            outputs.append(_split_tensor_name(e))
+        else:
+            want.append((False, len(operations)))
+            operations.append(e)
     if name is None:
         name = "import"
     prefix = g.unique_name(name) + "/" if name else ""
-    g._import(graph_def, prefix)
+    _, tensors, opers, missing = g._import(graph_def, prefix, None, mapping,
+                                           outputs, operations)
+    if missing:
+        raise ValueError("Attempted to map inputs that were not found in "
+                         "graph_def: [%s]" % ", ".join(missing))
     if return_elements is None:
         return None
-    return [g.as_graph_element(prefix + e) for e in return_elements]
+    return [tensors[i] if is_tensor else opers[i] for is_tensor, i in want]

@@ -97,12 +97,18 @@ def constant(value, dtype=None, shape=None, name="Const"):
     `shape` when it is a scalar)."""
     dtype = dtypes.as_dtype(dtype) if dtype is not None else _default_dtype(
         value)
-    if dtype.as_numpy_dtype is None:
+    if dtype.as_numpy_dtype is None and dtype != dtypes.string:
         raise TypeError("constant: %s values cannot be made from Python yet"
                         % dtype.name)
     if isinstance(value, framework.Tensor):
         raise TypeError("constant: value must be a Python or numpy value, "
                         "not a Tensor (%s)" % value.name)
+    if dtype == dtypes.string:
+        arr = np.asarray(value, dtype=object)
+        if shape is not None and list(arr.shape) != list(shape):
+            arr = (np.full(list(shape), arr.reshape(()), dtype=object)
+                   if arr.size == 1 else arr.reshape(list(shape)))
+        return _const(arr, dtype, name)
     arr = np.asarray(value)
     if arr.dtype.kind in "fc" and dtype.is_integer:
         raise TypeError("Expected %s, but got %r of type '%s'." %
@@ -114,6 +120,11 @@ def constant(value, dtype=None, shape=None, name="Const"):
             arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
         elif list(arr.shape) != shape:
             arr = arr.reshape(shape)
+    return _const(arr, dtype, name)
+
+
+def _const(arr, dtype, name):
+    """A Const of `arr`, an array already of `dtype` (object for strings)."""
     g = framework.get_default_graph()
     status = g._status
     t = _tensor.to_mf_tensor(arr, dtype, status.ptr)

@@ -11,6 +11,24 @@ from minflow import framework
 from minflow._c import ffi, lib
 
 
+_NOT_VALUES = (framework.Tensor, framework.Operation)
+# Element types cffi writes through a pointer exactly as numpy casts them
+# (it refuses what numpy would truncate: a float into an integer).
+_SCALAR_CTYPES = dict(
+    (np.dtype(k), ffi.typeof(v))
+    for k, v in ((np.float32, "float*"), (np.float64, "double*"),
+                 (np.int8, "int8_t*"), (np.int16, "int16_t*"),
+                 (np.int32, "int32_t*"), (np.int64, "int64_t*"),
+                 (np.uint8, "uint8_t*"), (np.uint16, "uint16_t*"),
+                 (np.uint32, "uint32_t*"), (np.uint64, "uint64_t*")))
+# The values written through such a pointer: Python and numpy scalars only
+# (a one-element array would otherwise pass for a scalar).
+_SCALAR_VALUES = frozenset([
+    float, int, np.float32, np.float64, np.int8, np.int16, np.int32,
+    np.int64, np.uint8, np.uint16, np.uint32, np.uint64
+])
+
+
 class _Runner(object):
     """One fetch structure and one set of fed tensors, with the C arrays
     MF_SessionRun takes made once (Session.run reuses it)."""
@@ -50,6 +68,97 @@ class _Runner(object):
             t.op for t in self.outputs) | set(self.targets)
         self.single = (len(elements) == 1 and self.slots[0] == 0 and
                        isinstance(fetches, framework.Tensor))
+        # Used only by the run that holds the session's lock (Session._run).
+        self.slots_in = [_FeedSlot(np_type, enum)
+                         for np_type, enum in self.feed_types]
+        self.info = _tensor.Info()
+        # The C callable of this signature (MF_SessionMakeCallable) and the
+        # _CSession it belongs to; made at the first locked run.
+        self.handle = -1
+        self.owner = None
+
+    def callable_for(self, c, status):
+        """The handle of this signature's callable in `c` (a _CSession)."""
+        if self.owner is not c:
+            self.release_callable()
+            handle = lib.MF_SessionMakeCallable(
+                c.ptr, self.c_inputs, len(self.feeds), self.c_outputs,
+                len(self.outputs), self.c_targets, self.n_targets, status)
+            if handle < 0:
+                return -1
+            self.handle, self.owner = handle, c
+        return self.handle
+
+    def release_callable(self):
+        if self.owner is not None and self.owner.ptr is not None:
+            lib.MF_SessionReleaseCallable(self.owner.ptr, self.handle,
+                                          ffi.NULL)
+        self.owner = None
+
+    def __del__(self):
+        try:
+            self.release_callable()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+class _CSession(object):
+    """An MF_Session* while it lives (ptr is None once deleted), so that a
+    runner's callable is released only into a live session."""
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _FeedSlot(object):
+    """One fed tensor of a runner, kept between runs when it is small and
+    the run left it the only owner of its memory: the next run of the same
+    shape copies its value into it instead of making and freeing a tensor
+    (Note [Reused feed tensors])."""
+    __slots__ = ("np_type", "enum", "tensor", "data", "shape", "nbytes",
+                 "scalar")
+
+    def __init__(self, np_type, enum):
+        self.np_type = np_type
+        self.enum = enum
+        self.tensor = None  # MF_Tensor* kept between runs, or None
+        self.data = self.shape = self.nbytes = None
+        # A typed pointer to a kept scalar's element, for Python and numpy
+        # scalars (cffi converts them as numpy would, else refuses them).
+        self.scalar = None
+
+    def keep(self, t, arr):
+        self.release()
+        self.tensor = t
+        self.data = lib.MF_TensorData(t)
+        self.shape = arr.shape
+        self.nbytes = arr.nbytes
+        ctype = _SCALAR_CTYPES.get(arr.dtype) if not arr.shape else None
+        self.scalar = None if ctype is None else ffi.cast(ctype, self.data)
+
+    def release(self):
+        if self.tensor is not None:
+            lib.MF_DeleteTensor(self.tensor)
+            self.tensor = self.scalar = None
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+# Note [Reused feed tensors]
+# Making and freeing an MF_Tensor per feed costs three C calls per run.
+# A small fed tensor is kept by its runner instead, and the next run of the
+# same shape overwrites its memory. That is safe only while nothing else
+# holds the buffer: after each run MF_TensorMaybeMove says whether the
+# tensor is again the only owner (a queue or a variable the run stored it
+# in would share it, and so would an output that forwards it, which
+# _fetch has copied by then); if not, the tensor is dropped and the next
+# run makes a new one. Zero-copy feeds (large aligned arrays) are never
+# kept: their memory is the caller's array.
 
 
 def _static(t):
@@ -62,9 +171,9 @@ def _static(t):
     return np_type, dims, int(np.prod(dims, dtype=np.int64)) * np_type.itemsize
 
 
-def _fetch(result, static):
+def _fetch(result, static, info=None):
     if static is None:
-        return _tensor.to_ndarray(result)
+        return _tensor.to_ndarray(result, info)
     return _tensor.fetch_value(result, static[0], static[1], static[2])
 
 
@@ -140,7 +249,10 @@ class Session(object):
         c = lib.MF_NewSession(g._c_graph, opts, self._status.ptr)
         self._status.check(g)
         old = self._c_session
+        if old is not None:
+            self._c.ptr = None
         self._c_session = c
+        self._c = _CSession(c)
         self._version = g._version
         self._known_ops = None  # set of Operations, made when needed
         self._runners = {}
@@ -184,8 +296,7 @@ class Session(object):
         if self.graph._version != self._version:
             if self._ensure_current(runner) is None:
                 runner = self._runner(fetches, feed_dict or {}, key)
-        return self._run(runner,
-                         list(feed_dict.values()) if feed_dict else (),
+        return self._run(runner, feed_dict.values() if feed_dict else (),
                          options, run_metadata)
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
@@ -237,37 +348,98 @@ class Session(object):
         return runner
 
     def _run(self, runner, values, options, run_metadata):
-        # The runner's C arrays and the session's status serve one run at a
-        # time; a run that meets another in progress makes its own.
+        # The runner's C arrays, feed slots and the session's status serve
+        # one run at a time; a run that meets another in progress makes its
+        # own.
         if self._lock.acquire(False):
             try:
-                return self._run_with(runner, values, options, run_metadata,
-                                      runner.c_values, runner.c_results,
-                                      self._status)
+                if options is None and run_metadata is None:
+                    return self._run_locked(runner, values)
+                return self._run_with(runner, list(values), options,
+                                      run_metadata, runner.c_values,
+                                      runner.c_results, self._status)
             finally:
                 self._lock.release()
+        values = list(values)
         return self._run_with(runner, values, options, run_metadata,
                               ffi.new("MF_Tensor*[]", len(values)),
                               ffi.new("MF_Tensor*[]", len(runner.outputs)),
                               errors.Status())
+
+    def _run_locked(self, runner, values):
+        """The common run (no options or metadata), under the session's
+        lock: through the runner's C callable (no per-run name handling in
+        C), feeds in the runner's kept tensors where they can be, and each
+        result read with one MF_TensorGetInfo."""
+        status = self._status.ptr
+        c_values = runner.c_values
+        slots = runner.slots_in
+        results = runner.c_results
+        n_out = len(runner.outputs)
+        n_in = 0
+        temps = []  # tensors of this run only
+        try:
+            for v in values:
+                slot = slots[n_in]
+                if slot.scalar is not None and type(v) in _SCALAR_VALUES:
+                    try:
+                        slot.scalar[0] = v
+                        c_values[n_in] = slot.tensor
+                        n_in += 1
+                        continue
+                    except (TypeError, OverflowError):
+                        pass  # numpy's conversion decides, below
+                np_type = slot.np_type
+                if np_type is None or isinstance(v, _NOT_VALUES):
+                    t = _tensor.feed_tensor(v, np_type, slot.enum, status)
+                    temps.append(t)
+                else:
+                    arr = np.asarray(v, np_type)
+                    if (slot.tensor is not None and arr.shape == slot.shape
+                            and arr.flags.c_contiguous):
+                        ffi.memmove(slot.data, arr, slot.nbytes)
+                        t = slot.tensor
+                    else:
+                        t = _tensor.feed_tensor(arr, np_type, slot.enum,
+                                                status)
+                        if 0 < arr.nbytes < _tensor.ZERO_COPY_MIN:
+                            slot.keep(t, arr)
+                        else:
+                            temps.append(t)
+                c_values[n_in] = t
+                n_in += 1
+            handle = runner.callable_for(self._c, status)
+            if handle < 0:
+                errors.raise_from_status(status, self.graph)
+            lib.MF_SessionRunCallable(self._c_session, handle, c_values, n_in,
+                                      results, n_out, status)
+            # On error every result is NULL; on success none is.
+            if not n_out or results[0] == ffi.NULL:
+                if lib.MF_GetCode(status):
+                    errors.raise_from_status(status, self.graph)
+            info = runner.info
+            static = runner.static
+            if runner.single:
+                if static[0] is None:
+                    return _tensor.to_ndarray(results[0], info)
+                return _fetch(results[0], static[0], info)
+            arrays = [_fetch(results[i], static[i], info)
+                      for i in range(n_out)]
+        finally:
+            for t in temps:
+                lib.MF_DeleteTensor(t)
+            for slot in slots:
+                if (slot.tensor is not None and
+                        lib.MF_TensorMaybeMove(slot.tensor) == ffi.NULL):
+                    slot.release()
+        return runner.rebuild(
+            [None if s is None else arrays[s] for s in runner.slots])
 
     def _run_with(self, runner, values, options, run_metadata, c_values,
                   results, status_obj):
         status = status_obj.ptr
         n_in = len(values)
         n_out = len(runner.outputs)
-        if not n_in and options is None and run_metadata is None:
-            lib.MF_SessionRun(self._c_session, ffi.NULL, ffi.NULL, ffi.NULL, 0,
-                              runner.c_outputs, results, n_out,
-                              runner.c_targets, runner.n_targets, ffi.NULL,
-                              status)
-            if lib.MF_GetCode(status):
-                errors.raise_from_status(status, self.graph)
-            if runner.single:
-                return _fetch(results[0], runner.static[0])
-            arrays = [_fetch(results[i], runner.static[i]) for i in range(n_out)]
-            return runner.rebuild(
-                [None if s is None else arrays[s] for s in runner.slots])
         made = 0
         opts = meta = ffi.NULL
         try:
@@ -303,6 +475,7 @@ class Session(object):
 
     def close(self):
         if not self._closed and self._c_session is not None:
+            self._c.ptr = None
             lib.MF_CloseSession(self._c_session, self._status.ptr)
             _delete_session(self._c_session)
             self._c_session = None

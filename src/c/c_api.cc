@@ -152,12 +152,13 @@ StatusOr<Node*> FinishOperation(MF_OperationDescription* desc) {
   GraphDef graph_def;
   NodeDef* def = graph_def.add_node();
   *def = desc->node_def;
+  absl::MutexLock lock(&g->mu);
+  // The graph's registry: its library's functions are ops too.
   const OpDef* op_def = nullptr;
-  Status lookup = OpRegistry::Global()->LookUpOpDef(def->op(), &op_def);
+  Status lookup = g->graph.op_registry()->LookUpOpDef(def->op(), &op_def);
   if (!lookup.ok()) {
     return errors::AttachNodeContext(lookup, def->name(), def->op());
   }
-  absl::MutexLock lock(&g->mu);
   MF_RETURN_IF_ERROR(CompleteNodeDef(*desc, *op_def, def));
   *graph_def.mutable_versions() = g->graph.versions();
   std::vector<Node*> added;
@@ -313,58 +314,6 @@ MF_Buffer* MF_GetAllOpList(void) {
   const std::string bytes =
       minflow::OpRegistry::Global()->GetRegisteredOps().SerializeAsString();
   return MF_NewBufferFromString(bytes.data(), bytes.size());
-}
-
-MF_ImportGraphDefOptions* MF_NewImportGraphDefOptions(void) {
-  return new MF_ImportGraphDefOptions;
-}
-
-void MF_DeleteImportGraphDefOptions(MF_ImportGraphDefOptions* opts) {
-  delete opts;
-}
-
-void MF_ImportGraphDefOptionsSetPrefix(MF_ImportGraphDefOptions* opts,
-                                       const char* prefix) {
-  if (opts != nullptr) opts->prefix = prefix == nullptr ? "" : prefix;
-}
-
-void MF_ImportGraphDefOptionsSetDefaultDevice(MF_ImportGraphDefOptions* opts,
-                                              const char* device) {
-  if (opts != nullptr) opts->default_device = device == nullptr ? "" : device;
-}
-
-void MF_GraphImportGraphDef(MF_Graph* graph, const MF_Buffer* graph_def,
-                            const MF_ImportGraphDefOptions* options,
-                            MF_Status* status) {
-  if (graph == nullptr || graph_def == nullptr ||
-      (graph_def->data == nullptr && graph_def->length != 0)) {
-    c_api::Set(status,
-               c_api::NullArgument("MF_GraphImportGraphDef",
-                                   graph == nullptr ? "graph" : "graph_def"));
-    return;
-  }
-  minflow::GraphDef def;
-  Status s = minflow::ParseGraphDef(
-      absl::string_view(static_cast<const char*>(graph_def->data),
-                        graph_def->length),
-      &def);
-  if (!s.ok()) {
-    c_api::Set(status, s);
-    return;
-  }
-  minflow::GraphConstructorOptions import_options;
-  if (options != nullptr) {
-    import_options.prefix = options->prefix;
-    if (!options->default_device.empty()) {
-      for (minflow::NodeDef& node : *def.mutable_node()) {
-        if (node.device().empty()) node.set_device(options->default_device);
-      }
-    }
-  }
-  absl::MutexLock lock(&graph->mu);
-  std::vector<Node*> added;
-  c_api::Set(status,
-             c_api::ImportAndRefine(graph, import_options, def, &added));
 }
 
 const char* MF_OperationName(MF_Operation* oper) {

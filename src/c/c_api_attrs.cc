@@ -568,6 +568,18 @@ void MF_SetAttrTensorList(MF_OperationDescription* desc, const char* attr_name,
                        num_values, /*is_list=*/true, status);
 }
 
+void MF_SetAttrFuncName(MF_OperationDescription* desc, const char* attr_name,
+                        const char* value, size_t length) {
+  const char* fn = "MF_SetAttrFuncName";
+  if (value == nullptr) {
+    c_api::Fail(desc, c_api::NullArgument(fn, "value"));
+  }
+  AttrValue* attr = c_api::NewAttr(desc, fn, attr_name);
+  if (attr != nullptr && value != nullptr) {
+    attr->mutable_func()->set_name(value, length);
+  }
+}
+
 void MF_SetAttrValueProto(MF_OperationDescription* desc, const char* attr_name,
                           const void* proto, size_t proto_len,
                           MF_Status* status) {

@@ -55,4 +55,21 @@ MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t) {
   return t;
 }
 
+MF_DataType MF_TensorGetInfo(const MF_Tensor* t, int* num_dims, int64_t* dims,
+                             int max_dims, void** data, size_t* byte_size) {
+  // One call instead of five: a binding calling through an FFI pays about as
+  // much per call as MF_SessionRun's own overhead on a tiny graph.
+  if (t == nullptr) return MF_INVALID;
+  const int rank = t->tensor.dims();
+  if (num_dims != nullptr) *num_dims = rank;
+  if (dims != nullptr) {
+    for (int d = 0; d < rank && d < max_dims; ++d) {
+      dims[d] = t->tensor.dim_size(d);
+    }
+  }
+  if (data != nullptr) *data = MF_TensorData(t);
+  if (byte_size != nullptr) *byte_size = MF_TensorByteSize(t);
+  return static_cast<MF_DataType>(t->tensor.dtype());
+}
+
 }  // extern "C"

@@ -16,6 +16,7 @@
 #include "minflow/graph/graph.h"
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/graph/shape_refiner.h"
+#include "minflow/graph/tensor_id.h"
 #include "minflow/node_def.pb.h"
 #include "minflow/runtime/session.h"
 
@@ -32,6 +33,19 @@ struct MF_Tensor {
 struct MF_ImportGraphDefOptions {
   std::string prefix;
   std::string default_device;
+  // Keys as the GraphDef names them; values are operations of the graph
+  // imported into, checked by the import.
+  std::vector<std::pair<minflow::TensorId, MF_Output>> input_map;
+  std::vector<minflow::TensorId> return_outputs;
+  std::vector<std::string> return_operations;
+};
+
+struct MF_ImportGraphDefResults {
+  std::vector<MF_Output> return_outputs;
+  std::vector<MF_Operation*> return_operations;
+  std::vector<std::string> missing_names;
+  std::vector<const char*> missing_name_ptrs;  // into missing_names
+  std::vector<int> missing_indexes;
 };
 
 struct MF_SessionOptions {
@@ -121,6 +135,12 @@ Status MessageToBuffer(const char* function,
 Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
                        const GraphDef& graph_def, std::vector<Node*>* added)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu);
+
+// "name:index" for `output`, an output of g's graph, after checking it
+// (InvalidArgument / OutOfRange naming `function` and `what`[i]).
+Status OutputName(const char* function, const MF_Graph& g,
+                  const MF_Output& output, const char* what, int i,
+                  std::string* name) ABSL_SHARED_LOCKS_REQUIRED(g.mu);
 
 // A DataType from a C enum value, InvalidArgument unless it is a valid,
 // non-ref type.

@@ -16,26 +16,27 @@
 
 namespace minflow {
 namespace c_api {
-namespace {
 
-// "name:index" for an output of the session's graph, after checking it.
-Status OutputName(const MF_Graph& g, const MF_Output& output, const char* what,
-                  int i, std::string* name) ABSL_SHARED_LOCKS_REQUIRED(g.mu) {
+Status OutputName(const char* function, const MF_Graph& g,
+                  const MF_Output& output, const char* what, int i,
+                  std::string* name) {
   const Node* node = ToNode(output.oper);
   if (!IsNodeOf(g.graph, node)) {
     return errors::InvalidArgument(
-        "MF_SessionRun: ", what, "[", i, "].oper is ",
+        function, ": ", what, "[", i, "].oper is ",
         node == nullptr ? "NULL" : "an operation of another graph");
   }
   if (output.index < 0 || output.index >= node->num_outputs()) {
-    return errors::OutOfRange("MF_SessionRun: ", what, "[", i,
-                              "] names output ", output.index, " of '",
-                              node->name(), "' (op ", node->type_string(),
-                              "), which has ", node->num_outputs(), " outputs");
+    return errors::OutOfRange(function, ": ", what, "[", i, "] names output ",
+                              output.index, " of '", node->name(), "' (op ",
+                              node->type_string(), "), which has ",
+                              node->num_outputs(), " outputs");
   }
   *name = absl::StrCat(node->name(), ":", output.index);
   return OkStatus();
 }
+
+namespace {
 
 // Checks the arrays handed to MF_SessionRun.
 Status CheckRunArrays(const void* inputs, const void* input_values, int ninputs,
@@ -91,8 +92,8 @@ Status Run(MF_Session* session, const MF_Buffer* run_options,
     const MF_Graph& g = *session->graph;
     absl::ReaderMutexLock lock(&session->graph->mu);
     for (int i = 0; i < ninputs; ++i) {
-      MF_RETURN_IF_ERROR(
-          OutputName(g, inputs[i], "inputs", i, &feeds[i].first));
+      MF_RETURN_IF_ERROR(OutputName("MF_SessionRun", g, inputs[i], "inputs", i,
+                                    &feeds[i].first));
       if (input_values[i] == nullptr) {
         return errors::InvalidArgument("MF_SessionRun: input_values[", i,
                                        "] (for ", feeds[i].first, ") is NULL");
@@ -100,7 +101,8 @@ Status Run(MF_Session* session, const MF_Buffer* run_options,
       feeds[i].second = input_values[i]->tensor;
     }
     for (int i = 0; i < noutputs; ++i) {
-      MF_RETURN_IF_ERROR(OutputName(g, outputs[i], "outputs", i, &fetches[i]));
+      MF_RETURN_IF_ERROR(OutputName("MF_SessionRun", g, outputs[i], "outputs",
+                                    i, &fetches[i]));
     }
     for (int i = 0; i < ntargets; ++i) {
       const Node* node = ToNode(targets[i]);

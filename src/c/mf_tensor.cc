@@ -178,4 +178,82 @@ void* MF_TensorData(const MF_Tensor* t) {
   return t->tensor.data();
 }
 
+MF_Tensor* MF_NewStringTensor(const int64_t* dims, int num_dims,
+                              const void* const* values, const size_t* lengths,
+                              int64_t num_values, MF_Status* status) {
+  const char* fn = "MF_NewStringTensor";
+  TensorShape shape;
+  Status s;
+  if (num_dims < 0) {
+    s = minflow::errors::InvalidArgument(
+        fn, ": num_dims must be >= 0, but got ", num_dims);
+  } else if (num_dims > 0 && dims == nullptr) {
+    s = c_api::NullArgument(fn, "dims (with num_dims > 0)");
+  } else {
+    s = minflow::errors::Prefix(
+        TensorShape::BuildTensorShape(absl::Span<const int64_t>(dims, num_dims),
+                                      &shape),
+        fn, ": ");
+  }
+  if (s.ok() && num_values != shape.num_elements()) {
+    s = minflow::errors::InvalidArgument(
+        fn, ": num_values must be the element count of shape ",
+        shape.DebugString(), ", ", shape.num_elements(), ", but got ",
+        num_values);
+  }
+  if (s.ok() && num_values > 0 && (values == nullptr || lengths == nullptr)) {
+    s = c_api::NullArgument(fn, "values and lengths (with num_values > 0)");
+  }
+  for (int64_t i = 0; s.ok() && i < num_values; ++i) {
+    if (values[i] == nullptr && lengths[i] > 0) {
+      s = minflow::errors::InvalidArgument(
+          fn, ": values[", i, "] is NULL but lengths[", i, "] is ", lengths[i]);
+    }
+  }
+  if (!s.ok()) {
+    c_api::Set(status, s);
+    return nullptr;
+  }
+  StatusOr<Tensor> tensor =
+      Tensor::Allocate(minflow::cpu_allocator(), minflow::DT_STRING, shape);
+  if (!tensor.ok()) {
+    c_api::Set(status, tensor.status());
+    return nullptr;
+  }
+  auto flat = tensor->flat<std::string>();
+  for (int64_t i = 0; i < num_values; ++i) {
+    flat(i).assign(static_cast<const char*>(values[i]), lengths[i]);
+  }
+  c_api::SetOk(status);
+  return new MF_Tensor{*std::move(tensor)};
+}
+
+void MF_TensorGetStrings(const MF_Tensor* t, const void** values,
+                         size_t* lengths, int64_t num_values,
+                         MF_Status* status) {
+  const char* fn = "MF_TensorGetStrings";
+  Status s;
+  if (t == nullptr) {
+    s = c_api::NullArgument(fn, "t");
+  } else if (t->tensor.dtype() != minflow::DT_STRING) {
+    s = minflow::errors::InvalidArgument(
+        fn, ": the tensor must be MF_STRING, but got ",
+        minflow::DataTypeString(t->tensor.dtype()));
+  } else if (num_values != t->tensor.NumElements()) {
+    s = minflow::errors::InvalidArgument(
+        fn, ": num_values must be the element count, ", t->tensor.NumElements(),
+        ", but got ", num_values);
+  } else if (num_values > 0 && (values == nullptr || lengths == nullptr)) {
+    s = c_api::NullArgument(fn, "values and lengths (with num_values > 0)");
+  }
+  if (s.ok() && num_values > 0) {
+    auto flat = t->tensor.flat<std::string>();
+    for (int64_t i = 0; i < num_values; ++i) {
+      values[i] = flat(i).data();
+      lengths[i] = flat(i).size();
+    }
+  }
+  c_api::Set(status, s);
+}
+
 }  // extern "C"

@@ -65,12 +65,15 @@ Status CheckVersions(const VersionDef& versions) {
 // takes a lock.
 using OpDefCache = absl::flat_hash_map<absl::string_view, const OpDef*>;
 
+// options.input_map by "node:port" of the key: the value's input string.
+using InputMap = absl::flat_hash_map<std::string, std::string>;
+
 // Pass 1 for one NodeDef: name, op, attrs; adds the node without edges.
 // `movable`, when not null, is `original` itself and may be moved from.
 Status AddNodeFromDef(const GraphConstructorOptions& options,
-                      const OpRegistryInterface& ops, OpDefCache* op_defs,
-                      const NodeDef& original, NodeDef* movable, Graph* graph,
-                      Node** node) {
+                      const InputMap& input_map, const OpRegistryInterface& ops,
+                      OpDefCache* op_defs, const NodeDef& original,
+                      NodeDef* movable, Graph* graph, Node** node) {
   if (!IsValidNodeName(original.name())) {
     return errors::InvalidArgument(
         "Node name '", original.name(), "' (op ", original.op(),
@@ -107,10 +110,20 @@ Status AddNodeFromDef(const GraphConstructorOptions& options,
     absl::ConsumePrefix(&name, options.prefix);
     return errors::AttachNodeContext(s, name, def->op());
   };
-  if (!options.prefix.empty()) {
+  if (!options.prefix.empty() || !input_map.empty()) {
     def->set_name(options.prefix + def->name());
     for (std::string& in : *def->mutable_input()) {
       const bool control = absl::StartsWith(in, "^");
+      if (!control && !input_map.empty()) {
+        TensorIdView ref;
+        if (ParseNodeInput(in, &ref).ok()) {
+          auto mapped = input_map.find(absl::StrCat(ref.node, ":", ref.port));
+          if (mapped != input_map.end()) {
+            in = mapped->second;  // names a node already in the graph
+            continue;
+          }
+        }
+      }
       in = control ? absl::StrCat("^", options.prefix, in.substr(1))
                    : options.prefix + in;
     }
@@ -376,11 +389,28 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
   nodes.reserve(graph_def.node_size());
   absl::flat_hash_set<std::string> left_out;  // stays empty when fail-fast
   OpDefCache op_defs;
+  InputMap input_map;
+  for (const auto& [key, value] : options.input_map) {
+    input_map[key.ToString()] = value.ToString();
+  }
+  // Names of graph_def's nodes that input_map keys name (pass 1 may move
+  // the NodeDefs).
+  absl::flat_hash_set<std::string> keyed_nodes;
+  if (options.missing_unused_input_map_keys != nullptr) {
+    for (const auto& [key, value] : options.input_map) {
+      keyed_nodes.insert(key.node);
+    }
+    absl::flat_hash_set<std::string> found;
+    for (const NodeDef& n : graph_def.node()) {
+      if (keyed_nodes.contains(n.name())) found.insert(n.name());
+    }
+    keyed_nodes = std::move(found);
+  }
   for (int i = 0; i < graph_def.node_size(); ++i) {
     const NodeDef& original = graph_def.node(i);
     Node* node = nullptr;
     Status added = AddNodeFromDef(
-        options, *ops, &op_defs, original,
+        options, input_map, *ops, &op_defs, original,
         movable != nullptr ? movable->mutable_node(i) : nullptr, graph, &node);
     if (!added.ok()) {
       MF_RETURN_IF_ERROR(report(std::move(added)));
@@ -388,6 +418,19 @@ Status AddGraphDefNodes(const GraphConstructorOptions& options,
       continue;
     }
     nodes.push_back(node);
+  }
+
+  // As TensorFlow: a key is missing when its node is not in graph_def or
+  // has no such output.
+  if (options.missing_unused_input_map_keys != nullptr) {
+    for (const auto& [key, value] : options.input_map) {
+      const Node* n = keyed_nodes.contains(key.node)
+                          ? graph->FindNodeByName(options.prefix + key.node)
+                          : nullptr;
+      if (n == nullptr || key.port >= n->num_outputs()) {
+        options.missing_unused_input_map_keys->push_back(key);
+      }
+    }
   }
 
   // Pass 2: edges.

@@ -608,6 +608,47 @@ TEST(GraphConstructorTest, FailedImportGraphDefLeavesTheGraphUnchanged) {
                        HasSubstr("Unknown input node 'p/a'")));
 }
 
+TEST(GraphConstructorTest, InputMapRewiresDataInputsToExistingTensors) {
+  Graph g(OpRegistry::Global());
+  MF_ASSERT_OK(Import(R"pb(node { name: "two" op: "GraphTestTwoOut" })pb", &g));
+  GraphConstructorOptions options;
+  options.prefix = "p/";
+  options.input_map.push_back({TensorId{"src", 0}, TensorId{"two", 0}});
+  options.input_map.push_back({TensorId{"gone", 2}, TensorId{"two", 0}});
+  options.input_map.push_back({TensorId{"src", 3}, TensorId{"two", 0}});
+  std::vector<TensorId> missing;
+  options.missing_unused_input_map_keys = &missing;
+  std::vector<Node*> added;
+  MF_ASSERT_OK(ImportGraphDef(
+      options, ParseTextProtoOrDie<GraphDef>(R"pb(
+        node { name: "src" op: "GraphTestSource" }
+        node { name: "s" op: "GraphTestSink" input: "src:0" input: "^src" }
+      )pb"),
+      &g, &added));
+  ASSERT_EQ(added.size(), 2u);
+  const Edge* in = nullptr;
+  MF_ASSERT_OK(added[1]->input_edge(0, &in));
+  EXPECT_EQ(in->src->name(), "two");  // mapped, not prefixed
+  EXPECT_EQ(added[1]->def().input(0), "two:0");
+  EXPECT_EQ(added[1]->def().input(1), "^p/src");  // control: not mapped
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].ToString(), "gone:2");
+  EXPECT_EQ(missing[1].ToString(), "src:3");  // src has one output
+
+  // The new edge is checked: two:1 is int32, the sink wants float.
+  options.input_map = {{TensorId{"src", 0}, TensorId{"two", 1}}};
+  options.prefix = "q/";
+  EXPECT_THAT(
+      ImportGraphDef(options, ParseTextProtoOrDie<GraphDef>(R"pb(
+                       node { name: "src" op: "GraphTestSource" }
+                       node { name: "s" op: "GraphTestSink" input: "src" }
+                     )pb"),
+                     &g),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("q/s"), HasSubstr("int32"))));
+  EXPECT_EQ(g.FindNodeByName("q/src"), nullptr);
+}
+
 TEST(GraphConstructorTest, ParsesTextAndBinaryByContent) {
   GraphDef def = ParseTextProtoOrDie<GraphDef>(
       "node { name: 'a' op: 'GraphTestSource' } versions { producer: 3 }");

@@ -133,12 +133,55 @@ MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsSetPrefix(
 MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsSetDefaultDevice(
     MF_ImportGraphDefOptions* opts, const char* device);
 
+/* TensorFlow's input_map: data inputs of imported operations that read
+ * output `src_index` of `src_name` (as the GraphDef names it, before the
+ * prefix) read `dst`, an output of an operation of the graph imported
+ * into, instead. Mapping the same key again replaces its value. The import
+ * checks `dst` (InvalidArgument / OutOfRange naming the key) and the
+ * dtypes of the new edges. */
+MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsAddInputMapping(
+    MF_ImportGraphDefOptions* opts, const char* src_name, int src_index,
+    MF_Output dst);
+/* Asks MF_GraphImportGraphDefWithResults for output `index` of the
+ * GraphDef's node `oper_name` (a mapped key gives its mapped tensor), or
+ * for the operation imported from node `oper_name`. A name that is not a
+ * node of the GraphDef fails the import. */
+MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsAddReturnOutput(
+    MF_ImportGraphDefOptions* opts, const char* oper_name, int index);
+MF_CAPI_EXPORT extern int MF_ImportGraphDefOptionsNumReturnOutputs(
+    const MF_ImportGraphDefOptions* opts);
+MF_CAPI_EXPORT extern void MF_ImportGraphDefOptionsAddReturnOperation(
+    MF_ImportGraphDefOptions* opts, const char* oper_name);
+MF_CAPI_EXPORT extern int MF_ImportGraphDefOptionsNumReturnOperations(
+    const MF_ImportGraphDefOptions* opts);
+
 /* Adds the nodes of a GraphDef (binary or text format) to `graph`, with the
  * same checks as a session's import and shape inference. `options` may be
  * NULL. All or nothing: on error the graph is unchanged. */
 MF_CAPI_EXPORT extern void MF_GraphImportGraphDef(
     MF_Graph* graph, const MF_Buffer* graph_def,
     const MF_ImportGraphDefOptions* options, MF_Status* status);
+
+/* What an import returns: the requested outputs and operations, and the
+ * input-mapping keys whose node is not in the GraphDef or lacks that
+ * output (TensorFlow's Python import_graph_def reports them as an error). */
+typedef struct MF_ImportGraphDefResults MF_ImportGraphDefResults;
+/* MF_GraphImportGraphDef, returning the results (NULL on error); free them
+ * with MF_DeleteImportGraphDefResults. */
+MF_CAPI_EXPORT extern MF_ImportGraphDefResults*
+MF_GraphImportGraphDefWithResults(MF_Graph* graph, const MF_Buffer* graph_def,
+                                  const MF_ImportGraphDefOptions* options,
+                                  MF_Status* status);
+/* The arrays belong to `results`, in the order they were asked for. */
+MF_CAPI_EXPORT extern void MF_ImportGraphDefResultsReturnOutputs(
+    MF_ImportGraphDefResults* results, int* num_outputs, MF_Output** outputs);
+MF_CAPI_EXPORT extern void MF_ImportGraphDefResultsReturnOperations(
+    MF_ImportGraphDefResults* results, int* num_opers, MF_Operation*** opers);
+MF_CAPI_EXPORT extern void MF_ImportGraphDefResultsMissingUnusedInputMappings(
+    MF_ImportGraphDefResults* results, int* num_missing_unused_input_mappings,
+    const char*** src_names, int** src_indexes);
+MF_CAPI_EXPORT extern void MF_DeleteImportGraphDefResults(
+    MF_ImportGraphDefResults* results);
 
 /* Operation properties; NULL / -1 / MF_INVALID for bad arguments. */
 MF_CAPI_EXPORT extern const char* MF_OperationName(MF_Operation* oper);
@@ -342,6 +385,11 @@ MF_CAPI_EXPORT extern void MF_SetAttrTensorList(MF_OperationDescription* desc,
                                                 MF_Tensor* const* values,
                                                 int num_values,
                                                 MF_Status* status);
+/* A `func` attr naming the function `value` (`length` bytes) with no attrs
+ * of its own, such as PartitionedCall's `f`. */
+MF_CAPI_EXPORT extern void MF_SetAttrFuncName(MF_OperationDescription* desc,
+                                              const char* attr_name,
+                                              const char* value, size_t length);
 /* Any attr from a binary AttrValue. */
 MF_CAPI_EXPORT extern void MF_SetAttrValueProto(MF_OperationDescription* desc,
                                                 const char* attr_name,
@@ -355,6 +403,56 @@ MF_CAPI_EXPORT extern void MF_SetAttrValueProto(MF_OperationDescription* desc,
  * operation, or NULL with the status set (the graph is then unchanged). */
 MF_CAPI_EXPORT extern MF_Operation* MF_FinishOperation(
     MF_OperationDescription* desc, MF_Status* status);
+
+/* ---- Functions ---------------------------------------------------------- */
+
+/* A function: a FunctionDef that graphs may add to their library and call
+ * by name (an operation whose op type is the function's name) or through
+ * PartitionedCall's `f`. Owned by the caller (MF_DeleteFunction). */
+typedef struct MF_Function MF_Function;
+/* Options of MF_GraphToFunction; none exist yet, so pass NULL. */
+typedef struct MF_FunctionOptions MF_FunctionOptions;
+
+/* Makes a function named `fn_name` from operations of `fn_body`: the
+ * `num_opers` operations of `opers`, or with num_opers -1 every operation
+ * but the input Placeholders. Each of the `ninputs` inputs must be an output
+ * of a Placeholder outside the body; it becomes an input arg named after
+ * the Placeholder. Each of the `noutputs` outputs must be produced by a body
+ * operation (or be an input); `output_names` (NULL: named after their
+ * operations) names the output args. Edges between body operations become
+ * TensorFlow's "node:out_arg:index" references. With `append_hash_to_fn_name`
+ * the name gets "_" and a hash of the body. InvalidArgument naming the
+ * operation when a body operation reads a tensor that is neither an input
+ * nor made in the body, when an input is not a Placeholder's output, when
+ * an output is not in the body, or when two outputs share a name. Returns a
+ * new function, or NULL with the status set. */
+MF_CAPI_EXPORT extern MF_Function* MF_GraphToFunction(
+    const MF_Graph* fn_body, const char* fn_name,
+    unsigned char append_hash_to_fn_name, int num_opers,
+    const MF_Operation* const* opers, int ninputs, const MF_Output* inputs,
+    int noutputs, const MF_Output* outputs, const char* const* output_names,
+    const MF_FunctionOptions* opts, const char* description, MF_Status* status);
+/* The function's name (its signature's), owned by `func`; NULL for NULL. */
+MF_CAPI_EXPORT extern const char* MF_FunctionName(MF_Function* func);
+/* The function as a binary FunctionDef, into an empty buffer. */
+MF_CAPI_EXPORT extern void MF_FunctionToFunctionDef(MF_Function* func,
+                                                    MF_Buffer* output_func_def,
+                                                    MF_Status* status);
+/* A function from a binary FunctionDef, checked as a graph's library checks
+ * one (InvalidArgument naming the function and node otherwise). */
+MF_CAPI_EXPORT extern MF_Function* MF_FunctionImportFunctionDef(
+    const void* proto, size_t proto_len, MF_Status* status);
+MF_CAPI_EXPORT extern void MF_DeleteFunction(MF_Function* func);
+/* Adds `func` (a copy), and `grad` as its gradient when not NULL, to the
+ * library of `g`, so operations may call it. Adding the same definition
+ * again is allowed; another function under a taken name, or an op's name,
+ * is InvalidArgument. The graph is unchanged on error. */
+MF_CAPI_EXPORT extern void MF_GraphCopyFunction(MF_Graph* g,
+                                                const MF_Function* func,
+                                                const MF_Function* grad,
+                                                MF_Status* status);
+/* The number of functions in the graph's library; -1 for NULL. */
+MF_CAPI_EXPORT extern int MF_GraphNumFunctions(MF_Graph* g);
 
 /* ---- Sessions ----------------------------------------------------------- */
 
@@ -416,6 +514,29 @@ MF_CAPI_EXPORT extern void MF_SessionRun(
     const MF_Operation* const* target_opers, int ntargets,
     MF_Buffer* run_metadata, MF_Status* status);
 
+/* A callable: one (inputs, outputs, targets) signature of a session made
+ * ready once (pruning, placement, kernels), then run by handle without the
+ * per-run name handling of MF_SessionRun (TensorFlow's Python does the same
+ * with TF_SessionMakeCallable). Returns the handle (>= 0), or -1 with the
+ * status set (the errors of MF_SessionRun's arrays, and of an operation
+ * added to the graph after the session was made). Handles belong to the
+ * session and go with it. */
+MF_CAPI_EXPORT extern int64_t MF_SessionMakeCallable(
+    MF_Session* session, const MF_Output* inputs, int ninputs,
+    const MF_Output* outputs, int noutputs,
+    const MF_Operation* const* target_opers, int ntargets, MF_Status* status);
+/* Runs callable `handle` with input_values[i] fed to its inputs[i] and its
+ * outputs into output_values (new tensors the caller deletes; all NULL on
+ * error); `ninputs` and `noutputs` must be the callable's counts. Errors as
+ * MF_SessionRun's; InvalidArgument for an unknown handle. */
+MF_CAPI_EXPORT extern void MF_SessionRunCallable(
+    MF_Session* session, int64_t handle, MF_Tensor* const* input_values,
+    int ninputs, MF_Tensor** output_values, int noutputs, MF_Status* status);
+/* Frees the callable; InvalidArgument for an unknown handle. */
+MF_CAPI_EXPORT extern void MF_SessionReleaseCallable(MF_Session* session,
+                                                     int64_t handle,
+                                                     MF_Status* status);
+
 /* ---- Op libraries and language bindings -------------------------------- */
 
 /* A custom-op library loaded into this process (TensorFlow's TF_Library). */
@@ -441,6 +562,16 @@ MF_CAPI_EXPORT extern void MF_DeleteLibraryHandle(MF_Library* lib_handle);
  * buffer is shared (a Const of the graph, a tensor still fed), empty, or
  * `t` is NULL. Either way `t` stays the caller's. */
 MF_CAPI_EXPORT extern MF_Tensor* MF_TensorMaybeMove(MF_Tensor* t);
+
+/* Everything a binding needs to read a tensor, in one call: returns its
+ * dtype (MF_INVALID for NULL, and then writes nothing) and writes its rank
+ * into `*num_dims`, its first `max_dims` dims into `dims`, MF_TensorData
+ * into `*data` and MF_TensorByteSize into `*byte_size`. Any of the output
+ * pointers may be NULL. */
+MF_CAPI_EXPORT extern MF_DataType MF_TensorGetInfo(const MF_Tensor* t,
+                                                   int* num_dims, int64_t* dims,
+                                                   int max_dims, void** data,
+                                                   size_t* byte_size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -14,9 +14,10 @@
 extern "C" {
 #endif
 
-/* A dense tensor: dtype, dims and a refcounted buffer. MF_STRING, resource
- * and variant tensors cannot be made through this API; fetched ones report
- * their dtype and dims, and MF_TensorData returns NULL for them. */
+/* A dense tensor: dtype, dims and a refcounted buffer. MF_STRING tensors
+ * are made with MF_NewStringTensor and read with MF_TensorGetStrings (their
+ * elements are not a flat buffer); resource and variant tensors cannot be
+ * made through this API. MF_TensorData returns NULL for all three. */
 typedef struct MF_Tensor MF_Tensor;
 
 /* Wraps `data` (`len` bytes, which must equal the dims' element count times
@@ -52,6 +53,23 @@ MF_CAPI_EXPORT extern size_t MF_TensorByteSize(const MF_Tensor* t);
 /* The elements, row-major; writable. NULL for NULL, for empty tensors and
  * for types without a fixed size. */
 MF_CAPI_EXPORT extern void* MF_TensorData(const MF_Tensor* t);
+
+/* An MF_STRING tensor of shape `dims` whose element i is a copy of the
+ * `lengths[i]` bytes at `values[i]` (any bytes: NULs and non-UTF-8 are
+ * kept). `num_values` must be the dims' element count; `values` and
+ * `lengths` may be NULL when it is 0. NULL with the status set otherwise. */
+MF_CAPI_EXPORT extern MF_Tensor* MF_NewStringTensor(
+    const int64_t* dims, int num_dims, const void* const* values,
+    const size_t* lengths, int64_t num_values, MF_Status* status);
+/* For an MF_STRING tensor of `num_values` elements (MF_TensorElementCount):
+ * writes the address and length of element i into values[i], lengths[i],
+ * row-major. The addresses point into the tensor and stay valid until it is
+ * deleted. InvalidArgument for another dtype or another count. */
+MF_CAPI_EXPORT extern void MF_TensorGetStrings(const MF_Tensor* t,
+                                               const void** values,
+                                               size_t* lengths,
+                                               int64_t num_values,
+                                               MF_Status* status);
 
 #ifdef __cplusplus
 } /* extern "C" */

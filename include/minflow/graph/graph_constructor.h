@@ -3,10 +3,12 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "minflow/core/status.h"
+#include "minflow/graph/tensor_id.h"
 
 namespace minflow {
 
@@ -27,6 +29,17 @@ struct GraphConstructorOptions {
   // Prepended to every node name (and to the inputs that name them), for
   // importing one graph into another's namespace. Empty: names unchanged.
   std::string prefix;
+  // TensorFlow's input_map: a data input of an imported node that names a
+  // key (a tensor as the GraphDef names it, before the prefix) reads the
+  // value instead, a tensor of a node already in the graph (not prefixed).
+  // The usual checks apply to the new edge (the port exists, the dtypes
+  // agree). Control inputs are not remapped.
+  std::vector<std::pair<TensorId, TensorId>> input_map;
+  // When not null, receives the input_map keys whose node is not in the
+  // GraphDef or has no such output (TensorFlow's
+  // missing_unused_input_map_keys), in input_map order; TensorFlow's Python
+  // reports them as an error.
+  std::vector<TensorId>* missing_unused_input_map_keys = nullptr;
   // Null (the default): the import stops at the first error and returns it.
   // Set: the import keeps going and appends every independent error here
   // (for `minflow validate`): each node is checked on its own; a node whose
