@@ -59,7 +59,8 @@ endif()
 # - protobuf's headers give MapFieldBase two extra fields when
 #   __SANITIZE_THREAD__ is defined, which libprotobuf.so was built without;
 #   code compiled with it crashes on the first map field, so undefine it.
-# - absl::Mutex / Notification / BlockingCounter live in uninstrumented code
+# - absl::Mutex / Notification / BlockingCounter and absl::Status's
+#   reference count live in uninstrumented code
 #   that TSan cannot see; their calls are wrapped and annotated by
 #   src/core/tsan_absl_sync.cc (the symbols below).
 set(MINFLOW_TSAN OFF)
@@ -75,7 +76,8 @@ if(MINFLOW_SANITIZE MATCHES "thread")
       _ZNK4absl7debian312Notification19WaitForNotificationEv
       _ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE
       _ZN4absl7debian315BlockingCounter14DecrementCountEv
-      _ZN4absl7debian315BlockingCounter4WaitEv)
+      _ZN4absl7debian315BlockingCounter4WaitEv
+      _ZN4absl7debian36Status15UnrefNonInlinedEm)
     add_link_options(-Wl,--wrap=${symbol})
   endforeach()
 endif()

@@ -1,13 +1,16 @@
 // ThreadSanitizer builds only (MINFLOW_SANITIZE=thread; see
 // cmake/MinflowOptions.cmake). Debian's Abseil is not built with TSan, so
-// TSan cannot see absl::Mutex, absl::Notification or absl::BlockingCounter
-// synchronize, and would report a race on everything they protect. The
+// TSan cannot see what absl::Mutex, absl::Notification and
+// absl::BlockingCounter synchronize, nor absl::Status's reference count, and
+// would report a race on everything they protect. The
 // linker routes minflow's calls to them here (-Wl,--wrap=<symbol>), and each
 // wrapper tells TSan what the call means: taking a lock or returning from a
 // wait acquires, releasing a lock or signalling releases, on the object's
 // address. Member functions take `this` as their first argument, which is
 // what these C declarations pass.
 #include <sanitizer/tsan_interface.h>
+
+#include <cstdint>
 
 #include "absl/time/time.h"
 
@@ -72,6 +75,21 @@ bool __wrap__ZN4absl7debian315BlockingCounter14DecrementCountEv(void* c) {
 void __wrap__ZN4absl7debian315BlockingCounter4WaitEv(void* c) {
   __real__ZN4absl7debian315BlockingCounter4WaitEv(c);
   __tsan_acquire(c);
+}
+
+// absl::Status: the last reference to an error's shared representation
+// deletes it inside UnrefNonInlined, which decrements the count where TSan
+// cannot see it, so an error made on one thread and dropped on another
+// looked like a race between a copy and the delete. Every drop releases on
+// the representation and then acquires what every earlier drop released,
+// so the one that deletes comes after all uses.
+void __real__ZN4absl7debian36Status15UnrefNonInlinedEm(uintptr_t rep);
+
+void __wrap__ZN4absl7debian36Status15UnrefNonInlinedEm(uintptr_t rep) {
+  void* shared = reinterpret_cast<void*>(rep - 1);  // Status::RepToPointer
+  __tsan_release(shared);
+  __tsan_acquire(shared);
+  __real__ZN4absl7debian36Status15UnrefNonInlinedEm(rep);
 }
 
 }  // extern "C"
