@@ -1,0 +1,102 @@
+#include "minflow/cc/framework/grad_op_registry.h"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testlib/status_matchers.h"
+
+namespace minflow {
+namespace {
+
+using ::minflow::testing::StatusIs;
+using ::testing::HasSubstr;
+
+Status TestGrad(const Scope& scope, const Operation& op,
+                const std::vector<Output>& grad_inputs,
+                std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(grad_inputs[0]);
+  return OkStatus();
+}
+Status OtherGrad(const Scope& scope, const Operation& op,
+                 const std::vector<Output>& grad_inputs,
+                 std::vector<Output>* grad_outputs) {
+  return OkStatus();
+}
+
+// Registered by the macro at static init, as a library would.
+REGISTER_GRADIENT_OP("GradRegistryTestOp", TestGrad);
+REGISTER_NO_GRADIENT_OP("GradRegistryTestNoGradOp");
+
+TEST(GradOpRegistryTest, FindsAStaticallyRegisteredGradient) {
+  ops::GradFunc fn = nullptr;
+  MF_ASSERT_OK(
+      ops::GradOpRegistry::Global()->Lookup("GradRegistryTestOp", &fn));
+  EXPECT_EQ(fn, &TestGrad);
+}
+
+TEST(GradOpRegistryTest, NoGradientOpsLookUpAsNull) {
+  ops::GradFunc fn = &TestGrad;
+  MF_ASSERT_OK(
+      ops::GradOpRegistry::Global()->Lookup("GradRegistryTestNoGradOp", &fn));
+  EXPECT_EQ(fn, nullptr);
+}
+
+TEST(GradOpRegistryTest, UnknownOpIsNotFoundNamingIt) {
+  ops::GradFunc fn = nullptr;
+  EXPECT_THAT(
+      ops::GradOpRegistry::Global()->Lookup("NoSuchOpAnywhere", &fn),
+      StatusIs(absl::StatusCode::kNotFound,
+               HasSubstr("No gradient defined for op: NoSuchOpAnywhere")));
+}
+
+TEST(GradOpRegistryTest, SecondRegistrationIsRefusedAndFirstKept) {
+  ops::GradOpRegistry registry;
+  EXPECT_TRUE(registry.Register("X", &TestGrad));
+  EXPECT_FALSE(registry.Register("X", &OtherGrad));
+  EXPECT_FALSE(registry.Register("X", nullptr));
+  ops::GradFunc fn = nullptr;
+  MF_ASSERT_OK(registry.Lookup("X", &fn));
+  EXPECT_EQ(fn, &TestGrad);
+}
+
+// The built-in gradients and no-gradient declarations are in
+// libminflow_cc, registered when it loads.
+TEST(GradOpRegistryTest, BuiltInGradientsAreRegistered) {
+  for (const char* op :
+       {"Add",    "AddV2",   "Sub", "Mul",  "Div",     "RealDiv",  "Neg",
+        "Square", "Sqrt",    "Exp", "Log",  "Tanh",    "Sigmoid",  "Relu",
+        "MatMul", "BiasAdd", "Sum", "Mean", "Reshape", "Identity", "Cast"}) {
+    ops::GradFunc fn = nullptr;
+    SCOPED_TRACE(op);
+    MF_EXPECT_OK(ops::GradOpRegistry::Global()->Lookup(op, &fn));
+    EXPECT_NE(fn, nullptr);
+  }
+  for (const char* op :
+       {"Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Equal", "NotEqual",
+        "Less", "LessEqual", "Greater", "GreaterEqual", "ArgMax", "ArgMin",
+        "StopGradient", "BroadcastGradientArgs"}) {
+    ops::GradFunc fn = &TestGrad;
+    SCOPED_TRACE(op);
+    MF_EXPECT_OK(ops::GradOpRegistry::Global()->Lookup(op, &fn));
+    EXPECT_EQ(fn, nullptr);
+  }
+}
+
+// A shared library linked to libminflow_cc registers into the same
+// registry when it is loaded: how a custom-op plugin adds its gradients.
+TEST(GradOpRegistryTest, ALoadedLibraryRegistersItsGradients) {
+  ops::GradFunc fn = nullptr;
+  ASSERT_THAT(ops::GradOpRegistry::Global()->Lookup("GradPluginTestOp", &fn),
+              StatusIs(absl::StatusCode::kNotFound));
+  void* handle = dlopen(MINFLOW_GRAD_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  MF_ASSERT_OK(ops::GradOpRegistry::Global()->Lookup("GradPluginTestOp", &fn));
+  EXPECT_NE(fn, nullptr);
+  // The library stays loaded: the registry holds its function.
+}
+
+}  // namespace
+}  // namespace minflow
