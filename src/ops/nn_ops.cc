@@ -429,8 +429,9 @@ REGISTER_OP("BiasAddGrad")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .SetShapeFn(BiasAddGradShape)
     .Doc(R"doc(
-The gradient of BiasAdd's bias: out_backprop summed over all but its channel
-dimension.
+The gradient of BiasAdd's bias: out_backprop summed per channel.
+
+Every dimension but the channel one is summed over.
 
 out_backprop: The gradient flowing into BiasAdd's output.
 data_format: Which dimension is the channel, as BiasAdd's attr.
