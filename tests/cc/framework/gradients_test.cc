@@ -1,5 +1,6 @@
 #include "minflow/cc/framework/gradients.h"
 
+#include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -28,6 +29,17 @@ REGISTER_OP("GradientsTestBadGrad")
     .SetShapeFn(shape_inference::UnchangedShape)
     .Doc("A test op whose gradient returns two tensors for one input.");
 
+REGISTER_OP("GradientsTestTwoOutputs")
+    .Input("x: float")
+    .Output("a: float")
+    .Output("b: float")
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      c->set_output(0, c->input(0));
+      c->set_output(1, c->input(0));
+      return OkStatus();
+    })
+    .Doc("A test op with two outputs.");
+
 namespace {
 
 using ::minflow::testing::StatusIs;
@@ -41,6 +53,17 @@ Status BadGrad(const Scope& scope, const Operation& op,
   return OkStatus();
 }
 REGISTER_GRADIENT_OP("GradientsTestBadGrad", BadGrad);
+
+// What the two-output op's gradient was given for its unused output.
+std::string* unused_output_grad_op = new std::string;
+Status TwoOutputsGrad(const Scope& scope, const Operation& op,
+                      const std::vector<Output>& grad_inputs,
+                      std::vector<Output>* grad_outputs) {
+  *unused_output_grad_op = grad_inputs[1].node()->type_string();
+  grad_outputs->push_back(grad_inputs[0]);
+  return OkStatus();
+}
+REGISTER_GRADIENT_OP("GradientsTestTwoOutputs", TwoOutputsGrad);
 
 Output MakeOp(const Scope& scope, const char* type, const Output& x) {
   OpBuilder b(scope, type);
@@ -187,6 +210,16 @@ TEST_F(GradientsTest, ZerosLikeContributesNothing) {
   MF_ASSERT_OK(AddSymbolicGradients(root_, {y}, {x_}, &grads));
   test::ExpectTensorNear<float>(Run(grads)[0], test::AsTensor<float>({2, 4, 6}),
                                 1e-6);
+}
+
+TEST_F(GradientsTest, UnusedOutputOfAMultiOutputOpGetsZeros) {
+  OpBuilder b(root_, "GradientsTestTwoOutputs");
+  b.Input(x_);
+  b.Finish();
+  auto y = ops::Square(root_, b.GetOutput("a"));  // b is not used
+  std::vector<Output> grads;
+  MF_ASSERT_OK(AddSymbolicGradients(root_, {y}, {x_}, &grads));
+  EXPECT_EQ(*unused_output_grad_op, "ZerosLike");
 }
 
 TEST_F(GradientsTest, OpWithoutGradientIsNotFoundNamingOpAndNode) {
