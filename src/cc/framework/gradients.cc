@@ -163,20 +163,24 @@ void SymbolicGradientBuilder::FindPath() {
   }
 }
 
+// Loops first: a loop's Merge and Switch are control flow too, and the
+// error should say that the loop is the problem.
 Status SymbolicGradientBuilder::CheckNoControlFlow() const {
-  for (int id = 0; id < graph_.num_node_ids(); ++id) {
-    Node* node = graph_.FindNodeId(id);
-    if (node == nullptr || !on_path_[id]) continue;
-    const std::string& op = node->type_string();
-    if (IsLoopOp(op)) {
-      return errors::Unimplemented(
-          "Gradients of while loops are out of scope: node '", node->name(),
-          "' (op ", op, ") is part of a loop on the path from ys to xs");
-    }
-    if (IsConditionalOp(op)) {
-      return errors::Unimplemented(
-          "Gradients through control flow are not supported yet: node '",
-          node->name(), "' (op ", op, ") is on the path from ys to xs");
+  for (bool loops : {true, false}) {
+    for (int id = 0; id < graph_.num_node_ids(); ++id) {
+      Node* node = graph_.FindNodeId(id);
+      if (node == nullptr || !on_path_[id]) continue;
+      const std::string& op = node->type_string();
+      if (loops && IsLoopOp(op)) {
+        return errors::Unimplemented(
+            "Gradients of while loops are out of scope: node '", node->name(),
+            "' (op ", op, ") is part of a loop on the path from ys to xs");
+      }
+      if (!loops && IsConditionalOp(op)) {
+        return errors::Unimplemented(
+            "Gradients through control flow are not supported yet: node '",
+            node->name(), "' (op ", op, ") is on the path from ys to xs");
+      }
     }
   }
   return OkStatus();

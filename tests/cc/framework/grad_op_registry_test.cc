@@ -1,12 +1,17 @@
 #include "minflow/cc/framework/grad_op_registry.h"
 
-#include <dlfcn.h>
-
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "minflow/cc/framework/client_session.h"
+#include "minflow/cc/framework/gradients.h"
+#include "minflow/cc/framework/op_builder.h"
+#include "minflow/cc/ops/standard_ops.h"
+#include "minflow/framework/load_library.h"
+#include "minflow/op_def.pb.h"
 #include "tests/testlib/status_matchers.h"
+#include "tests/testlib/tensor_testutil.h"
 
 namespace minflow {
 namespace {
@@ -85,17 +90,32 @@ TEST(GradOpRegistryTest, BuiltInGradientsAreRegistered) {
   }
 }
 
-// A shared library linked to libminflow_cc registers into the same
-// registry when it is loaded: how a custom-op plugin adds its gradients.
-TEST(GradOpRegistryTest, ALoadedLibraryRegistersItsGradients) {
+// A custom-op library linked to libminflow_cc registers its op's gradient
+// into the same registry when LoadOpLibrary loads it, and
+// AddSymbolicGradients uses it.
+TEST(GradOpRegistryTest, AnOpLibraryRegistersItsOpsGradient) {
   ops::GradFunc fn = nullptr;
-  ASSERT_THAT(ops::GradOpRegistry::Global()->Lookup("GradPluginTestOp", &fn),
+  ASSERT_THAT(ops::GradOpRegistry::Global()->Lookup("GradLibTest>Triple", &fn),
               StatusIs(absl::StatusCode::kNotFound));
-  void* handle = dlopen(MINFLOW_GRAD_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(handle, nullptr) << dlerror();
-  MF_ASSERT_OK(ops::GradOpRegistry::Global()->Lookup("GradPluginTestOp", &fn));
+  OpList added;
+  MF_ASSERT_OK(LoadOpLibrary(MINFLOW_GRAD_OP_LIBRARY, &added));
+  ASSERT_EQ(added.op_size(), 1);
+  MF_ASSERT_OK(
+      ops::GradOpRegistry::Global()->Lookup("GradLibTest>Triple", &fn));
   EXPECT_NE(fn, nullptr);
-  // The library stays loaded: the registry holds its function.
+
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT);
+  OpBuilder b(root, "GradLibTest>Triple");
+  b.Input(ops::Square(root, x));
+  b.Finish();
+  std::vector<Output> grads;
+  MF_ASSERT_OK(AddSymbolicGradients(root, {b.GetOutput("y")}, {x}, &grads));
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run({{x, test::AsTensor<float>({1, -2})}}, grads, &out));
+  // d(3 x^2)/dx = 6x
+  test::ExpectTensorNear<float>(out[0], test::AsTensor<float>({6, -12}), 1e-6);
 }
 
 }  // namespace

@@ -258,7 +258,9 @@ TEST_F(GradientsTest, ConditionalOnThePathIsUnimplemented) {
 }
 
 TEST_F(GradientsTest, LoopOnThePathIsOutOfScope) {
-  auto enter = ops::Enter(root_.WithOpName("enter"), x_, "loop");
+  // A loop's Merge made before its Enter: the loop is still what is named.
+  auto merge = ops::Merge(root_.WithOpName("merge"), {x_, x_});
+  auto enter = ops::Enter(root_.WithOpName("enter"), merge.output, "loop");
   auto y = ops::Square(root_, enter);
   std::vector<Output> grads;
   EXPECT_THAT(AddSymbolicGradients(root_, {y}, {x_}, &grads),
