@@ -146,25 +146,24 @@ class BroadcastGradientArgsTest : public BroadcastToOpTest {
   void Check(DataType t, const std::vector<int64_t>& s0,
              const std::vector<int64_t>& s1, const std::vector<int64_t>& r0,
              const std::vector<int64_t>& r1) {
-    auto* test = this;
     SCOPED_TRACE(::testing::Message()
                  << DataTypeString(t) << " [" << absl::StrJoin(s0, ",")
                  << "] vs [" << absl::StrJoin(s1, ",") << "]");
-    test->MakeNode("BroadcastGradientArgs").Input(t).Input(t);
-    MF_ASSERT_OK(test->MakeOp());
+    MakeNode("BroadcastGradientArgs").Input(t).Input(t);
+    MF_ASSERT_OK(MakeOp());
     for (const auto* s : {&s0, &s1}) {
       const TensorShape shape({static_cast<int64_t>(s->size())});
       if (t == DT_INT32) {
-        test->AddInputFromArray<int32_t>(
-            shape, std::vector<int32_t>(s->begin(), s->end()));
+        AddInputFromArray<int32_t>(shape,
+                                   std::vector<int32_t>(s->begin(), s->end()));
       } else {
-        test->AddInputFromArray<int64_t>(shape, *s);
+        AddInputFromArray<int64_t>(shape, *s);
       }
     }
-    test->RunAndCheckShapes();
+    RunAndCheckShapes();
     for (int i = 0; i < 2; ++i) {
       const std::vector<int64_t>& want = i == 0 ? r0 : r1;
-      const Tensor& out = *test->GetOutput(i);
+      const Tensor& out = *GetOutput(i);
       ASSERT_EQ(out.dtype(), t);
       ASSERT_EQ(out.shape(), TensorShape({static_cast<int64_t>(want.size())}));
       for (size_t k = 0; k < want.size(); ++k) {
