@@ -1,6 +1,7 @@
 // BroadcastTo(input, shape): input repeated along its size-1 (and missing
 // leading) dims to `shape`, numpy's rule. BroadcastArgs(s0, s1): the shape
-// two shapes broadcast to.
+// two shapes broadcast to. BroadcastGradientArgs(s0, s1): the axes of that
+// shape to sum each input's gradient over.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -142,6 +143,53 @@ class BroadcastArgsOp : public OpKernel {
   bool IsExpensive() override { return false; }
 };
 
+// r0 (r1): the axes of the broadcast shape where s0 (s1), padded with
+// leading 1s, is 1. Axes where both are 1 are in both lists: summing over a
+// size-1 axis changes nothing, and the caller reshapes anyway.
+template <typename T>
+class BroadcastGradientArgsOp : public OpKernel {
+ public:
+  explicit BroadcastGradientArgsOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    std::vector<int64_t> shapes[2];
+    for (int i = 0; i < 2; ++i) {
+      const Tensor& in = ctx->input(i);
+      OP_REQUIRES(ctx, TensorShapeUtils::IsVector(in.shape()),
+                  errors::InvalidArgument("s", i, " must be a vector, but got ",
+                                          in.shape().DebugString()));
+      shapes[i] = VectorValues<T>(in);
+      for (int64_t d : shapes[i]) {
+        OP_REQUIRES(ctx, d >= 0,
+                    errors::InvalidArgument(
+                        "s", i, " must hold no negative dimension, but got [",
+                        absl::StrJoin(shapes[i], ","), "]"));
+      }
+    }
+    std::vector<int64_t> out_dims;
+    OP_REQUIRES(ctx, BroadcastDims(shapes[0], shapes[1], &out_dims),
+                errors::InvalidArgument(
+                    "Incompatible shapes: [", absl::StrJoin(shapes[0], ","),
+                    "] vs. [", absl::StrJoin(shapes[1], ","), "]"));
+    const size_t rank = out_dims.size();
+    for (int i = 0; i < 2; ++i) {
+      const std::vector<int64_t>& s = shapes[i];
+      const size_t pad = rank - s.size();
+      std::vector<T> axes;
+      for (size_t a = 0; a < rank; ++a) {
+        if (a < pad || s[a - pad] == 1) axes.push_back(static_cast<T>(a));
+      }
+      Tensor* out = nullptr;
+      OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(
+                   i, TensorShape({static_cast<int64_t>(axes.size())}), &out));
+      std::copy(axes.begin(), axes.end(), out->base<T>());
+    }
+  }
+
+  bool IsExpensive() override { return false; }
+};
+
 #define REGISTER_CPU(T)                                        \
   REGISTER_KERNEL_BUILDER(Name("BroadcastTo")                  \
                               .Device(DEVICE_CPU)              \
@@ -167,6 +215,19 @@ TF_CALL_QUANTIZED_TYPES(REGISTER_CPU)
                               .HostMemory("s1")       \
                               .HostMemory("r0"),      \
                           BroadcastArgsOp<T>);
+REGISTER_CPU(int32_t)
+REGISTER_CPU(int64_t)
+#undef REGISTER_CPU
+
+#define REGISTER_CPU(T)                                 \
+  REGISTER_KERNEL_BUILDER(Name("BroadcastGradientArgs") \
+                              .Device(DEVICE_CPU)       \
+                              .TypeConstraint<T>("T")   \
+                              .HostMemory("s0")         \
+                              .HostMemory("s1")         \
+                              .HostMemory("r0")         \
+                              .HostMemory("r1"),        \
+                          BroadcastGradientArgsOp<T>);
 REGISTER_CPU(int32_t)
 REGISTER_CPU(int64_t)
 #undef REGISTER_CPU

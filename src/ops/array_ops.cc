@@ -674,6 +674,16 @@ Status BroadcastArgsShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// Two vectors whose lengths depend on the values.
+Status BroadcastGradientArgsShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &unused));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &unused));
+  c->set_output(0, c->Vector(c->UnknownDim()));
+  c->set_output(1, c->Vector(c->UnknownDim()));
+  return OkStatus();
+}
+
 // [num_true, rank(input)].
 Status WhereShape(InferenceContext* c) {
   const ShapeHandle input = c->input(0);
@@ -1127,6 +1137,25 @@ REGISTER_OP("BroadcastArgs")
     .SetShapeFn(BroadcastArgsShape)
     .Doc(R"doc(
 The shape that two shapes broadcast to, as numpy does.
+
+s0: A shape vector.
+s1: A shape vector.
+)doc");
+
+REGISTER_OP("BroadcastGradientArgs")
+    .Input("s0: T")
+    .Input("s1: T")
+    .Output("r0: T")
+    .Output("r1: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(BroadcastGradientArgsShape)
+    .Doc(R"doc(
+The axes to sum a broadcast op's gradient over, for each of its two inputs.
+
+For inputs of shapes s0 and s1 broadcast together (numpy's rule), r0 lists
+the axes of the broadcast shape where s0 (padded with leading 1s) is 1, and
+r1 likewise for s1, in increasing order: summing the output's gradient over
+them (and reshaping) gives each input's gradient.
 
 s0: A shape vector.
 s1: A shape vector.

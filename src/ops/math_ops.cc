@@ -348,6 +348,32 @@ MF_UNARY_OP("Tanh", MF_UNARY_COMPLEX_TYPES,
             "Hyperbolic tangent of each element of x.");
 MF_UNARY_OP("Sigmoid", MF_UNARY_COMPLEX_TYPES,
             "Logistic function of each element of x: y = 1 / (1 + exp(-x)).");
+// The gradients of Tanh and Sigmoid, written in terms of the forward
+// output y as TensorFlow's are (cheaper than recomputing from x).
+REGISTER_OP("TanhGrad")
+    .Input("y: T")
+    .Input("dy: T")
+    .Output("z: T")
+    .Attr("T: {" MF_UNARY_COMPLEX_TYPES "}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Tanh from its output: z = dy * (1 - y * y).
+
+y: Tanh's output.
+dy: The gradient flowing into y; the same shape as y.
+)doc");
+REGISTER_OP("SigmoidGrad")
+    .Input("y: T")
+    .Input("dy: T")
+    .Output("z: T")
+    .Attr("T: {" MF_UNARY_COMPLEX_TYPES "}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Sigmoid from its output: z = dy * y * (1 - y).
+
+y: Sigmoid's output.
+dy: The gradient flowing into y; the same shape as y.
+)doc");
 MF_UNARY_OP("Sin", MF_UNARY_COMPLEX_TYPES,
             "Sine of each element of x, in radians.");
 MF_UNARY_OP("Cos", MF_UNARY_COMPLEX_TYPES,

@@ -25,6 +25,26 @@ Status SoftmaxShape(InferenceContext* c) {
   return shape_inference::UnchangedShapeWithRankAtLeast(c, 1);
 }
 
+// A vector as long as out_backprop's channel dimension.
+Status BiasAddGradShape(InferenceContext* c) {
+  std::string data_format;
+  MF_RETURN_IF_ERROR(c->GetAttr("data_format", &data_format));
+  TensorFormat format;
+  if (!GetTensorFormatFromString(data_format, &format).ok()) {
+    return errors::InvalidArgument("Invalid data format string: ", data_format);
+  }
+  ShapeHandle input;
+  MF_RETURN_IF_ERROR(
+      c->WithRankAtLeast(c->input(0), format == FORMAT_NCHW ? 3 : 2, &input));
+  if (!c->RankKnown(input)) {
+    c->set_output(0, c->Vector(c->UnknownDim()));
+    return OkStatus();
+  }
+  c->set_output(0, c->Vector(c->Dim(input, GetTensorFeatureDimIndex(
+                                               c->Rank(input), format))));
+  return OkStatus();
+}
+
 // values and indices: the input with its last dim replaced by k.
 Status TopKShape(InferenceContext* c) {
   ShapeHandle input;
@@ -289,6 +309,19 @@ REGISTER_OP("Relu")
     .SetShapeFn(shape_inference::UnchangedShape)
     .Doc("Rectified linear unit: max(features, 0), element-wise.");
 
+REGISTER_OP("ReluGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: realnumbertype")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Relu: gradients where features > 0, else 0.
+
+gradients: The gradient flowing into Relu's output.
+features: Relu's input; the same shape as gradients.
+)doc");
+
 REGISTER_OP("Relu6")
     .Input("features: T")
     .Output("activations: T")
@@ -387,6 +420,21 @@ Adds a per-channel bias to value, broadcast over the other dimensions.
 bias: A vector as long as value's channel dimension.
 data_format: Which dimension of value is the channel: the last (NHWC) or
   the second (NCHW), for any rank >= 2 (>= 3 for NCHW).
+)doc");
+
+REGISTER_OP("BiasAddGrad")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: numbertype")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .SetShapeFn(BiasAddGradShape)
+    .Doc(R"doc(
+The gradient of BiasAdd's bias: out_backprop summed per channel.
+
+Every dimension but the channel one is summed over.
+
+out_backprop: The gradient flowing into BiasAdd's output.
+data_format: Which dimension is the channel, as BiasAdd's attr.
 )doc");
 
 REGISTER_OP("Conv2D")

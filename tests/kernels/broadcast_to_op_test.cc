@@ -1,6 +1,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "minflow/core/tensor.h"
 #include "tests/kernels/array_op_test_util.h"
@@ -137,6 +138,75 @@ TEST_F(BroadcastToOpTest, BroadcastArgs) {
   AddShape({2, 3});
   AddInputFromArray<int32_t>(TensorShape({}), {4});
   ExpectInvalid("In[1] must be a vector.[]");
+}
+
+class BroadcastGradientArgsTest : public BroadcastToOpTest {
+ protected:
+  // Runs BroadcastGradientArgs on s0, s1 in `t` and checks r0, r1.
+  void Check(DataType t, const std::vector<int64_t>& s0,
+             const std::vector<int64_t>& s1, const std::vector<int64_t>& r0,
+             const std::vector<int64_t>& r1) {
+    SCOPED_TRACE(::testing::Message()
+                 << DataTypeString(t) << " [" << absl::StrJoin(s0, ",")
+                 << "] vs [" << absl::StrJoin(s1, ",") << "]");
+    MakeNode("BroadcastGradientArgs").Input(t).Input(t);
+    MF_ASSERT_OK(MakeOp());
+    for (const auto* s : {&s0, &s1}) {
+      const TensorShape shape({static_cast<int64_t>(s->size())});
+      if (t == DT_INT32) {
+        AddInputFromArray<int32_t>(shape,
+                                   std::vector<int32_t>(s->begin(), s->end()));
+      } else {
+        AddInputFromArray<int64_t>(shape, *s);
+      }
+    }
+    RunAndCheckShapes();
+    for (int i = 0; i < 2; ++i) {
+      const std::vector<int64_t>& want = i == 0 ? r0 : r1;
+      const Tensor& out = *GetOutput(i);
+      ASSERT_EQ(out.dtype(), t);
+      ASSERT_EQ(out.shape(), TensorShape({static_cast<int64_t>(want.size())}));
+      for (size_t k = 0; k < want.size(); ++k) {
+        const int64_t v =
+            t == DT_INT32 ? out.base<int32_t>()[k] : out.base<int64_t>()[k];
+        EXPECT_EQ(v, want[k]) << "r" << i << "[" << k << "]";
+      }
+    }
+  }
+};
+
+TEST_F(BroadcastGradientArgsTest, ReducesBroadcastAxes) {
+  for (DataType t : {DT_INT32, DT_INT64}) {
+    // x [2,3,5] + y [5]: y is summed over the two leading axes.
+    Check(t, {2, 3, 5}, {5}, {}, {0, 1});
+    // Both sides broadcast: [2,1,5] vs [3,1].
+    Check(t, {2, 1, 5}, {3, 1}, {1}, {0, 2});
+    // A scalar against a matrix.
+    Check(t, {}, {4, 2}, {0, 1}, {});
+    // Equal shapes reduce nothing, except size-1 axes, which both sum over
+    // harmlessly.
+    Check(t, {4, 1}, {4, 1}, {1}, {1});
+    // A 0-sized axis against 1.
+    Check(t, {0, 3}, {1, 3}, {}, {0});
+  }
+}
+
+TEST_F(BroadcastGradientArgsTest, RejectsBadShapes) {
+  MakeNode("BroadcastGradientArgs").Input(DT_INT32).Input(DT_INT32);
+  MF_ASSERT_OK(MakeOp());
+  AddShape({2, 3});
+  AddShape({4});
+  ExpectInvalid("Incompatible shapes: [2,3] vs. [4]");
+  MakeNode("BroadcastGradientArgs").Input(DT_INT32).Input(DT_INT32);
+  MF_ASSERT_OK(MakeOp());
+  AddShape({2, 3});
+  AddInputFromArray<int32_t>(TensorShape({}), {4});
+  ExpectInvalid("s1 must be a vector, but got []");
+  MakeNode("BroadcastGradientArgs").Input(DT_INT64).Input(DT_INT64);
+  MF_ASSERT_OK(MakeOp());
+  AddShape({2, -1}, DT_INT64);
+  AddShape({2}, DT_INT64);
+  ExpectInvalid("s0 must hold no negative dimension, but got [2,-1]");
 }
 
 }  // namespace

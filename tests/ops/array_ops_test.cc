@@ -449,6 +449,15 @@ TEST(ArrayOpsTest, BroadcastArgs) {
   INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2];[2,1]");
 }
 
+TEST(ArrayOpsTest, BroadcastGradientArgs) {
+  ShapeInferenceTestOp op("BroadcastGradientArgs");
+  // The lengths depend on the values, even when the inputs are known.
+  INFER_OK(op, "[3];[2]", "[?];[?]");
+  INFER_OK(op, "?;?", "[?];[?]");
+  INFER_ERROR("Shape must be rank 1 but is rank 0", op, "[];[2]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2];[2,1]");
+}
+
 TEST(ArrayOpsTest, Where) {
   ShapeInferenceTestOp op("Where");
   INFER_OK(op, "[2,3]", "[?,2]");

@@ -31,6 +31,16 @@ TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
   }
 }
 
+TEST(MathOpsTest, TanhAndSigmoidGradsMergeTheirInputs) {
+  for (const char* name : {"TanhGrad", "SigmoidGrad"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[2,3];[2,3]", "in0");
+    INFER_OK(op, "?;[2,3]", "in1");
+    INFER_ERROR("Dimension 0 in both shapes must be equal, but are 2 and 3", op,
+                "[2];[3]");
+  }
+}
+
 TEST(MathOpsTest, BinaryOpsBroadcast) {
   for (const char* name :
        {"Add",     "AddV2",        "Sub",         "Mul",

@@ -50,6 +50,26 @@ TEST(NnOpsTest, BiasAdd) {
   INFER_ERROR("Invalid data format string: NCDHW", op, "[2,3,4];[3]");
 }
 
+TEST(NnOpsTest, BiasAddGrad) {
+  ShapeInferenceTestOp op("BiasAddGrad");
+  INFER_OK(op, "[2,3]", "[d0_1]");
+  INFER_OK(op, "[4,5,2,3]", "[d0_3]");
+  INFER_OK(op, "?", "[?]");
+  INFER_ERROR("Shape must be at least rank 2 but is rank 1", op, "[2]");
+  op.Attr("data_format", "NCHW");
+  INFER_OK(op, "[2,3,4]", "[d0_1]");
+  INFER_OK(op, "[2,?,4,5]", "[d0_1]");
+  INFER_ERROR("Shape must be at least rank 3 but is rank 2", op, "[2,3]");
+}
+
+TEST(NnOpsTest, ReluGradMergesItsInputs) {
+  ShapeInferenceTestOp op("ReluGrad");
+  INFER_OK(op, "[2,3];[2,3]", "in0");
+  INFER_OK(op, "[2,?];[?,3]", "[d0_0,d1_1]");
+  INFER_ERROR("Dimension 1 in both shapes must be equal, but are 3 and 4", op,
+              "[2,3];[2,4]");
+}
+
 ShapeInferenceTestOp Conv(const char* name, Ints strides, const char* padding) {
   ShapeInferenceTestOp op(name);
   op.Attr("strides", strides).Attr("padding", padding);
