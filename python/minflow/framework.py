@@ -91,13 +91,14 @@ class Tensor(object):
     """Output `value_index` of operation `op`: a symbolic value, computed by
     Session.run. Operators (+ - * / @, comparisons, indexing) add ops to the
     op's graph; see minflow/math_ops.py."""
-    __slots__ = ("_op", "_index", "__weakref__")
+    __slots__ = ("_op", "_index", "_dtype", "__weakref__")
     # numpy defers binary operators to Tensor (np_array + tensor works).
     __array_priority__ = 100
 
     def __init__(self, op, value_index):
         self._op = op
         self._index = value_index
+        self._dtype = None  # an output's dtype never changes: asked once
 
     @property
     def op(self):
@@ -121,7 +122,10 @@ class Tensor(object):
 
     @property
     def dtype(self):
-        return dtypes.as_dtype(lib.MF_OperationOutputType(self._as_output()))
+        if self._dtype is None:
+            self._dtype = dtypes.as_dtype(
+                lib.MF_OperationOutputType(self._as_output()))
+        return self._dtype
 
     @property
     def shape(self):

@@ -43,6 +43,25 @@ def test_unknown_op_and_bad_attr_are_errors():
         mf.ops.mat_mul(mf.constant([[1.0]]))
 
 
+def test_op_functions_bind_arguments_as_python_does():
+    a = mf.constant([[1.0]])
+    with pytest.raises(TypeError,
+                       match=r"mat_mul\(\): missing a required argument: 'b'"):
+        mf.ops.mat_mul(a)
+    with pytest.raises(TypeError,
+                       match=r"mat_mul\(\): too many positional arguments"):
+        mf.ops.mat_mul(a, a, False, False, False, False, "n", "extra")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'c'"):
+        mf.ops.mat_mul(a, a, c=a)
+    with pytest.raises(TypeError, match="multiple values for argument 'a'"):
+        mf.ops.mat_mul(a, a, a=a)
+    # Positional, keyword and default attrs all reach the op.
+    op = mf.ops.mat_mul(a, b=a, transpose_b=True, name="bound").op
+    assert op.name == "bound"
+    assert op.get_attr("transpose_b") is True
+    assert op.get_attr("transpose_a") is False
+
+
 def test_missing_feed_is_invalid_argument_naming_the_placeholder():
     x = mf.placeholder(mf.float32, [2], name="needs_feed")
     y = x * 2.0
