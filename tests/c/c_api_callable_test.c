@@ -14,6 +14,7 @@ static void CallableRunsLikeSessionRun(void) {
   MF_Session* session;
   MF_Output in = MftOut(x, 0), out = MftOut(y, 0);
   MF_Tensor *feed, *by_run = NULL, *by_callable = NULL;
+  MF_Tensor* two_outputs[2] = {(MF_Tensor*)1, (MF_Tensor*)1};
   const float x_values[3] = {1, 2, 3};
   int64_t handle, info_dims[4] = {0, 0, 0, 0};
   int num_dims = -1;
@@ -52,9 +53,11 @@ static void CallableRunsLikeSessionRun(void) {
 
   /* Wrong counts, a missing feed value, an unknown handle: errors, and
    * the output slot stays NULL. */
-  MF_SessionRunCallable(session, handle, &feed, 1, &by_callable, 2, s);
+  /* (output_values holds noutputs slots, as the API asks, even when
+   * noutputs is wrong for the callable.) */
+  MF_SessionRunCallable(session, handle, &feed, 1, two_outputs, 2, s);
   MFT_CHECK_EQ_INT(MF_GetCode(s), MF_INVALID_ARGUMENT);
-  MFT_CHECK(by_callable == NULL);
+  MFT_CHECK(two_outputs[0] == NULL && two_outputs[1] == NULL);
   MF_SessionRunCallable(session, handle, &feed, 0, &by_callable, 1, s);
   MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "x:0");
   MF_SessionRunCallable(session, handle + 100, &feed, 1, &by_callable, 1, s);
