@@ -25,20 +25,30 @@ class DType(object):
         return self._np
 
     @property
+    def base_dtype(self):
+        """The type a reference type refers to (float32 for float32_ref);
+        the type itself otherwise."""
+        return _BY_ENUM[self._enum - 100] if self._enum > 100 else self
+
+    @property
+    def _is_ref_dtype(self):
+        return self._enum > 100
+
+    @property
     def is_floating(self):
-        return self._enum in (1, 2, 14, 19)
+        return self._enum % 100 in (1, 2, 14, 19)
 
     @property
     def is_integer(self):
-        return self._enum in (3, 4, 5, 6, 9, 17, 22, 23)
+        return self._enum % 100 in (3, 4, 5, 6, 9, 17, 22, 23)
 
     @property
     def is_complex(self):
-        return self._enum in (8, 18)
+        return self._enum % 100 in (8, 18)
 
     @property
     def is_bool(self):
-        return self._enum == 10
+        return self._enum % 100 == 10
 
     @property
     def size(self):
@@ -94,10 +104,14 @@ _BY_ENUM = {
               int64, bool, qint8, quint8, qint32, bfloat16, qint16, quint16,
               uint16, complex128, float16, resource, variant, uint32, uint64)
 }
-_BY_NAME = dict((d._name, d) for d in _BY_ENUM.values())
-_BY_NAME.update(half=float16, double=float64)
 _BY_NP = dict((np.dtype(d._np), d) for d in _BY_ENUM.values()
               if d._np is not None)
+# TF1 variables' outputs are references: the type's number plus 100
+# (float32_ref is 101), as TensorFlow numbers them.
+_BY_ENUM.update((d._enum + 100, DType(d._enum + 100, d._name + "_ref", d._np))
+                for d in list(_BY_ENUM.values()))
+_BY_NAME = dict((d._name, d) for d in _BY_ENUM.values())
+_BY_NAME.update(half=float16, double=float64)
 
 # Every numeric type numpy can hold, for tests and docs.
 NUMERIC = (float16, float32, float64, int8, int16, int32, int64, uint8,

@@ -58,3 +58,22 @@ def test_types_python_cannot_hold_are_refused():
     # Strings are made (test_strings.py); bfloat16 has no numpy type.
     with pytest.raises(TypeError, match="bfloat16"):
         mf.constant(1.0, dtype=mf.bfloat16)
+
+
+def test_tf1_variables_have_reference_types():
+    g = mf.Graph()
+    with g.as_default():
+        v = mf.ops.variable_v2(shape=[2], dtype=mf.float32, name="v")
+        assert v.dtype.name == "float32_ref"
+        assert v.dtype != mf.float32
+        assert v.dtype.base_dtype == mf.float32
+        assert v.dtype.is_floating and v.dtype._is_ref_dtype
+        assert not mf.float32._is_ref_dtype
+        assert mf.dtypes.as_dtype("int64_ref").base_dtype == mf.int64
+        init = mf.ops.assign(v, mf.constant([1.0, 2.0]))
+        step = mf.ops.assign_add(v, mf.constant([10.0, 10.0]))
+        read = mf.identity(v)
+    with mf.Session(graph=g) as sess:
+        sess.run(init)
+        sess.run(step)
+        np.testing.assert_array_equal(sess.run(read), [11.0, 12.0])
