@@ -762,8 +762,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None,
     if name is None:
         name = "import"
     prefix = g.unique_name(name) + "/" if name else ""
-    _, tensors, opers, missing = g._import(graph_def, prefix, None, mapping,
-                                           outputs, operations)
+    try:
+        _, tensors, opers, missing = g._import(graph_def, prefix, None,
+                                               mapping, outputs, operations)
+    except errors.InvalidArgumentError as e:
+        # TensorFlow's import_graph_def reports a graph it cannot import as
+        # a ValueError.
+        raise ValueError(str(e)) from e
     if missing:
         raise ValueError("Attempted to map inputs that were not found in "
                          "graph_def: [%s]" % ", ".join(missing))

@@ -171,7 +171,7 @@ def test_import_text_format_and_bad_graph_def():
     """
     (a,) = mf.import_graph_def(text, name="", return_elements=["a:0"])
     assert a.dtype == mf.int32
-    with pytest.raises(mf.errors.InvalidArgumentError):
+    with pytest.raises(ValueError, match="Could not parse the GraphDef"):
         mf.import_graph_def(b"\xff\xff not a graph", name="bad")
 
 

@@ -69,12 +69,15 @@ def test_a_key_not_in_the_graph_def_is_an_error_naming_it():
 def test_bad_mappings_and_return_elements():
     c = mf.constant([3.0, 4.0])
     i = mf.constant([1, 2])
-    with pytest.raises(mf.errors.InvalidArgumentError, match="int32"):
+    # As in TensorFlow, what the importer refuses is a ValueError (whose
+    # cause is the InvalidArgumentError).
+    with pytest.raises(ValueError, match="int32") as e:
         mf.import_graph_def(_GRAPH, input_map={"x:0": i}, name="bad1")
-    with pytest.raises(mf.errors.InvalidArgumentError,
+    assert isinstance(e.value.__cause__, mf.errors.InvalidArgumentError)
+    with pytest.raises(ValueError,
                        match="Requested return tensor 'w:0' not found"):
         mf.import_graph_def(_GRAPH, return_elements=["w:0"], name="bad2")
-    with pytest.raises(mf.errors.InvalidArgumentError,
+    with pytest.raises(ValueError,
                        match="Requested return node 'w' not found"):
         mf.import_graph_def(_GRAPH, return_elements=["w"], name="bad3")
     with pytest.raises(TypeError, match="must be Tensors"):
