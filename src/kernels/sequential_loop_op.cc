@@ -97,9 +97,15 @@ class SequentialLoopOp : public OpKernel {
     bool after_switch = false;  // only computed in iterations that go on
   };
 
+  // What the body's names stand for, needed only while the kernel is built.
+  struct Names {
+    absl::flat_hash_map<std::string, SlotRef> tensors;  // "node:port"
+    absl::flat_hash_map<std::string, bool> node_after_switch;
+  };
+
   Status Build(OpKernelConstruction* c);
   Status AddBodyNode(OpKernelConstruction* c, const std::string& serialized,
-                     std::vector<Step>* steps,
+                     Names* names, std::vector<Step>* steps,
                      std::vector<bool>* step_after_switch);
   // What one Compute works with.
   struct RunState {
@@ -115,8 +121,6 @@ class SequentialLoopOp : public OpKernel {
   int num_vars_ = 0;
   int num_slots_ = 0;
   DataTypeVector slot_types_;
-  absl::flat_hash_map<std::string, SlotRef> tensors_;  // "node:port"
-  absl::flat_hash_map<std::string, bool> node_after_switch_;
   std::vector<std::pair<int, Tensor>> constants_;
   // Steps run every iteration, before the condition is read; then the
   // steps of iterations that go on.
@@ -158,19 +162,22 @@ Status SequentialLoopOp::Build(OpKernelConstruction* c) {
   slot_types_.insert(slot_types_.end(), invariant_types.begin(),
                      invariant_types.end());
   num_slots_ = static_cast<int>(slot_types_.size());
+  Names names;
+  auto& tensors = names.tensors;
   for (int k = 0; k < num_vars_; ++k) {
-    tensors_[absl::StrCat(var_merges[k], ":0")] = {k, false};
-    tensors_[absl::StrCat(var_switches[k], ":1")] = {k, true};
+    tensors[absl::StrCat(var_merges[k], ":0")] = {k, false};
+    tensors[absl::StrCat(var_switches[k], ":1")] = {k, true};
   }
   for (size_t j = 0; j < invariant_enters.size(); ++j) {
-    tensors_[absl::StrCat(invariant_enters[j], ":0")] = {
+    tensors[absl::StrCat(invariant_enters[j], ":0")] = {
         num_vars_ + static_cast<int>(j), false};
   }
 
   std::vector<Step> steps;
   std::vector<bool> step_after_switch;
   for (const std::string& serialized : body_nodes) {
-    MF_RETURN_IF_ERROR(AddBodyNode(c, serialized, &steps, &step_after_switch));
+    MF_RETURN_IF_ERROR(
+        AddBodyNode(c, serialized, &names, &steps, &step_after_switch));
   }
 
   auto find = [&](const std::string& name, const char* what,
@@ -181,8 +188,8 @@ Status SequentialLoopOp::Build(OpKernelConstruction* c) {
       return errors::InvalidArgument("Loop frame '", frame_name_, "': ", what,
                                      " '", name, "' is not a tensor name");
     }
-    auto it = tensors_.find(absl::StrCat(node, ":", port));
-    if (it == tensors_.end()) {
+    auto it = tensors.find(absl::StrCat(node, ":", port));
+    if (it == tensors.end()) {
       return errors::InvalidArgument("Loop frame '", frame_name_, "': ", what,
                                      " '", name, "' is not a tensor of it");
     }
@@ -278,7 +285,7 @@ Status SequentialLoopOp::Build(OpKernelConstruction* c) {
 
 Status SequentialLoopOp::AddBodyNode(OpKernelConstruction* c,
                                      const std::string& serialized,
-                                     std::vector<Step>* steps,
+                                     Names* names, std::vector<Step>* steps,
                                      std::vector<bool>* step_after_switch) {
   NodeDef def;
   if (!def.ParseFromString(serialized)) {
@@ -289,8 +296,8 @@ Status SequentialLoopOp::AddBodyNode(OpKernelConstruction* c,
   bool after_switch = false;
   for (const std::string& input : def.input()) {
     if (!input.empty() && input[0] == '^') {
-      auto it = node_after_switch_.find(input.substr(1));
-      if (it == node_after_switch_.end()) {
+      auto it = names->node_after_switch.find(input.substr(1));
+      if (it == names->node_after_switch.end()) {
         return errors::AttachNodeContext(
             errors::InvalidArgument("Control input '", input,
                                     "' is not an earlier node of loop frame '",
@@ -303,9 +310,9 @@ Status SequentialLoopOp::AddBodyNode(OpKernelConstruction* c,
     absl::string_view node;
     int port = 0;
     auto it = SplitTensorName(input, &node, &port)
-                  ? tensors_.find(absl::StrCat(node, ":", port))
-                  : tensors_.end();
-    if (it == tensors_.end()) {
+                  ? names->tensors.find(absl::StrCat(node, ":", port))
+                  : names->tensors.end();
+    if (it == names->tensors.end()) {
       return errors::AttachNodeContext(
           errors::InvalidArgument("Input '", input,
                                   "' is not a loop variable, invariant or "
@@ -317,14 +324,15 @@ Status SequentialLoopOp::AddBodyNode(OpKernelConstruction* c,
     after_switch |= it->second.after_switch;
   }
   if (IsAlias(def) && input_slots.size() == 1) {
-    tensors_[absl::StrCat(def.name(), ":0")] = {input_slots[0], after_switch};
-    node_after_switch_[def.name()] = after_switch;
+    names->tensors[absl::StrCat(def.name(), ":0")] = {input_slots[0],
+                                                      after_switch};
+    names->node_after_switch[def.name()] = after_switch;
     return OkStatus();
   }
   // A NoOp only orders nodes, and the steps already run in an order that
   // respects every edge.
   if (def.op() == "NoOp") {
-    node_after_switch_[def.name()] = after_switch;
+    names->node_after_switch[def.name()] = after_switch;
     return OkStatus();
   }
 
@@ -384,17 +392,19 @@ Status SequentialLoopOp::AddBodyNode(OpKernelConstruction* c,
           def.name(), def.op());
     }
   }
-  node_after_switch_[def.name()] = after_switch;
+  names->node_after_switch[def.name()] = after_switch;
   const int first = num_slots_;
   for (int o = 0; o < step.kernel->num_outputs(); ++o) {
     slot_types_.push_back(step.kernel->output_type(o));
-    tensors_[absl::StrCat(def.name(), ":", o)] = {num_slots_++, after_switch};
+    names->tensors[absl::StrCat(def.name(), ":", o)] = {num_slots_++,
+                                                        after_switch};
   }
   // A constant has its value from the start; its slot is never written.
   if (const Tensor* value = step.kernel->const_tensor()) {
     constants_.emplace_back(first, *value);
     for (int o = first; o < num_slots_; ++o) {
-      tensors_[absl::StrCat(def.name(), ":", o - first)].after_switch = false;
+      names->tensors[absl::StrCat(def.name(), ":", o - first)].after_switch =
+          false;
     }
     return OkStatus();
   }

@@ -729,6 +729,43 @@ data_format: NDHWC ([batch, depth, height, width, channels]) or NCDHW
 // ---- Normalisation
 // ------------------------------------------------------------
 
+namespace {
+
+// The documentation FusedBatchNorm, V2 and V3 share: `summary`, the formula,
+// then `x_doc`, the common arguments and `tail`.
+std::string FusedBatchNormDoc(const char* summary, const char* x_doc,
+                              const char* tail) {
+  return std::string(summary) + "\n\n" +
+         R"doc(y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
+Training uses the batch's mean and biased variance over every dimension but
+the channel one.
+
+)doc" + x_doc +
+         R"doc(scale: One factor per channel.
+offset: One offset per channel.
+mean: The running mean, per channel; read only in inference.
+variance: The running variance, per channel; read only in inference.
+y: The normalised x.
+batch_mean: Training: the new running mean. Inference: mean.
+batch_variance: Training: the new running variance, Bessel-corrected.
+  Inference: variance.
+reserve_space_1: Training: the batch mean. Inference: mean.
+reserve_space_2: Training: the biased batch variance. Inference: variance.
+epsilon: Added to the variance before its square root.
+exponential_avg_factor: Training: the weight of the batch statistics in the
+  new running ones; 1 keeps only the batch statistics.
+is_training: Normalise with the batch's own statistics (true) or with mean
+  and variance (false).
+)doc" + tail;
+}
+
+constexpr char kFusedBatchNorm4DFormat[] =
+    R"doc(data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
+  channels, height, width]). The CPU kernel takes NHWC only.
+)doc";
+
+}  // namespace
+
 REGISTER_OP("FusedBatchNorm")
     .Input("x: T")
     .Input("scale: T")
@@ -746,32 +783,8 @@ REGISTER_OP("FusedBatchNorm")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormShape)
-    .Doc(R"doc(
-Batch normalisation of a 4-D input in one op.
-
-y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
-Training uses the batch's mean and biased variance over every dimension but
-the channel one.
-
-x: A 4-D tensor.
-scale: One factor per channel.
-offset: One offset per channel.
-mean: The running mean, per channel; read only in inference.
-variance: The running variance, per channel; read only in inference.
-y: The normalised x.
-batch_mean: Training: the new running mean. Inference: mean.
-batch_variance: Training: the new running variance, Bessel-corrected.
-  Inference: variance.
-reserve_space_1: Training: the batch mean. Inference: mean.
-reserve_space_2: Training: the biased batch variance. Inference: variance.
-epsilon: Added to the variance before its square root.
-exponential_avg_factor: Training: the weight of the batch statistics in the
-  new running ones; 1 keeps only the batch statistics.
-is_training: Normalise with the batch's own statistics (true) or with mean
-  and variance (false).
-data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
-  channels, height, width]). The CPU kernel takes NHWC only.
-)doc");
+    .Doc(FusedBatchNormDoc("Batch normalisation of a 4-D input in one op.",
+                           "x: A 4-D tensor.\n", kFusedBatchNorm4DFormat));
 
 REGISTER_OP("FusedBatchNormV2")
     .Input("x: T")
@@ -791,32 +804,9 @@ REGISTER_OP("FusedBatchNormV2")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormShape)
-    .Doc(R"doc(
-FusedBatchNorm whose statistics may have a type U wider than x's.
-
-y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
-Training uses the batch's mean and biased variance over every dimension but
-the channel one.
-
-x: A 4-D tensor.
-scale: One factor per channel.
-offset: One offset per channel.
-mean: The running mean, per channel; read only in inference.
-variance: The running variance, per channel; read only in inference.
-y: The normalised x.
-batch_mean: Training: the new running mean. Inference: mean.
-batch_variance: Training: the new running variance, Bessel-corrected.
-  Inference: variance.
-reserve_space_1: Training: the batch mean. Inference: mean.
-reserve_space_2: Training: the biased batch variance. Inference: variance.
-epsilon: Added to the variance before its square root.
-exponential_avg_factor: Training: the weight of the batch statistics in the
-  new running ones; 1 keeps only the batch statistics.
-is_training: Normalise with the batch's own statistics (true) or with mean
-  and variance (false).
-data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
-  channels, height, width]). The CPU kernel takes NHWC only.
-)doc");
+    .Doc(FusedBatchNormDoc(
+        "FusedBatchNorm whose statistics may have a type U wider than x's.",
+        "x: A 4-D tensor.\n", kFusedBatchNorm4DFormat));
 
 REGISTER_OP("FusedBatchNormV3")
     .Input("x: T")
@@ -837,32 +827,11 @@ REGISTER_OP("FusedBatchNormV3")
     .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormV3Shape)
-    .Doc(R"doc(
-FusedBatchNormV2 with a third reserve output; also takes 5-D inputs.
-
-y = (x - mean) / sqrt(variance + epsilon) * scale + offset, per channel.
-Training uses the batch's mean and biased variance over every dimension but
-the channel one.
-
-x: A 4-D or 5-D tensor.
-scale: One factor per channel.
-offset: One offset per channel.
-mean: The running mean, per channel; read only in inference.
-variance: The running variance, per channel; read only in inference.
-y: The normalised x.
-batch_mean: Training: the new running mean. Inference: mean.
-batch_variance: Training: the new running variance, Bessel-corrected.
-  Inference: variance.
-reserve_space_1: Training: the batch mean. Inference: mean.
-reserve_space_2: Training: the biased batch variance. Inference: variance.
-epsilon: Added to the variance before its square root.
-exponential_avg_factor: Training: the weight of the batch statistics in the
-  new running ones; 1 keeps only the batch statistics.
-is_training: Normalise with the batch's own statistics (true) or with mean
-  and variance (false).
-reserve_space_3: An unused scalar 0.
-data_format: NHWC or NCHW for 4-D x; NDHWC or NCDHW for 5-D x.
-)doc");
+    .Doc(FusedBatchNormDoc(
+        "FusedBatchNormV2 with a third reserve output; also takes 5-D inputs.",
+        "x: A 4-D or 5-D tensor.\n",
+        "reserve_space_3: An unused scalar 0.\n"
+        "data_format: NHWC or NCHW for 4-D x; NDHWC or NCDHW for 5-D x.\n"));
 
 REGISTER_OP("LRN")
     .Input("input: T")
