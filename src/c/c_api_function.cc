@@ -15,6 +15,7 @@
 #include "minflow/framework/node_def_util.h"
 #include "minflow/function.pb.h"
 #include "minflow/graph.pb.h"
+#include "minflow/graph/graph_to_function.h"
 #include "minflow/op_def.pb.h"
 #include "src/c/c_api_internal.h"
 
@@ -62,20 +63,6 @@ std::string Unique(const std::string& base,
 std::string OperationName(const Node* node) {
   return absl::StrCat("operation '", node->name(), "' (op ",
                       node->type_string(), ")");
-}
-
-// "out_arg:index" for output `port` of `node`.
-StatusOr<std::string> OutputArgRef(const Node& node, int port) {
-  NameRangeMap outputs;
-  MF_RETURN_IF_ERROR(NameRangesForNode(AttrSlice(node.def()), node.op_def(),
-                                       nullptr, &outputs));
-  for (const auto& [arg, range] : outputs) {
-    if (port >= range.first && port < range.second) {
-      return absl::StrCat(node.name(), ":", arg, ":", port - range.first);
-    }
-  }
-  return errors::Internal("output ", port, " of ", OperationName(&node),
-                          " is in none of its output args");
 }
 
 // The same function gives the same bytes (maps such as `ret` and `attr`
@@ -224,7 +211,7 @@ StatusOr<FunctionDef> GraphToFunction(
         def->add_input(arg->second);
       } else if (in_body.contains(e->src)) {
         MF_ASSIGN_OR_RETURN(std::string ref,
-                            OutputArgRef(*e->src, e->src_output));
+                            FunctionOutputRef(*e->src, e->src_output));
         def->add_input(std::move(ref));
       } else {
         return error(OperationName(node), " reads ", e->src->name(), ":",
@@ -250,7 +237,7 @@ StatusOr<FunctionDef> GraphToFunction(
     if (arg != input_args.end()) {
       ref = arg->second;
     } else if (in_body.contains(node)) {
-      MF_ASSIGN_OR_RETURN(ref, OutputArgRef(*node, outputs[i].index));
+      MF_ASSIGN_OR_RETURN(ref, FunctionOutputRef(*node, outputs[i].index));
     } else {
       return error("output ", i, " is ", node->name(), ":", outputs[i].index,
                    ", but ", OperationName(node),

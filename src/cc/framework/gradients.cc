@@ -28,8 +28,11 @@ namespace {
 // of what reached it, or NoGradient() when nothing did (TensorFlow
 // Python's None; ZerosForNoGradients turns it into zeros). An x that is
 // computed from another x passes its gradient on too: the result is the
-// total derivative. Control flow is not differentiated yet: any
-// control-flow op on a path is Unimplemented, before anything is added.
+// total derivative. Conditionals are differentiated by the gradients of
+// Switch, Merge, If and Case (Note [Gradients of conditionals] in
+// src/cc/gradients/control_flow_grad.cc, Note [Gradients of functional
+// conditionals] in functional_grad.cc). Loops are out of scope: a loop op
+// on a path is Unimplemented, before anything is added.
 
 bool CarriesGradient(DataType dtype) {
   switch (RemoveRefType(dtype)) {
@@ -48,11 +51,6 @@ bool CarriesGradient(DataType dtype) {
 bool IsLoopOp(absl::string_view op) {
   return IsEnterOp(op) || IsExitOp(op) || IsNextIterationOp(op) ||
          IsLoopCondOp(op) || op == "While" || op == "StatelessWhile";
-}
-
-bool IsConditionalOp(absl::string_view op) {
-  return IsControlFlowOp(op) || op == "If" || op == "StatelessIf" ||
-         op == "Case" || op == "StatelessCase";
 }
 
 Status CheckOutput(const Graph& graph, const Output& out, const char* what,
@@ -89,7 +87,7 @@ class SymbolicGradientBuilder {
  private:
   // Marks on_path_ and counts pending_ (see the Note).
   void FindPath();
-  Status CheckNoControlFlow() const;
+  Status CheckNoLoops() const;
   // The sum of the gradients that reached `out` (null when none).
   Output SumGradients(const Output& out);
   Status BackpropNode(Node* node, std::deque<Node*>* ready);
@@ -163,24 +161,17 @@ void SymbolicGradientBuilder::FindPath() {
   }
 }
 
-// Loops first: a loop's Merge and Switch are control flow too, and the
-// error should say that the loop is the problem.
-Status SymbolicGradientBuilder::CheckNoControlFlow() const {
-  for (bool loops : {true, false}) {
-    for (int id = 0; id < graph_.num_node_ids(); ++id) {
-      Node* node = graph_.FindNodeId(id);
-      if (node == nullptr || !on_path_[id]) continue;
-      const std::string& op = node->type_string();
-      if (loops && IsLoopOp(op)) {
-        return errors::Unimplemented(
-            "Gradients of while loops are out of scope: node '", node->name(),
-            "' (op ", op, ") is part of a loop on the path from ys to xs");
-      }
-      if (!loops && IsConditionalOp(op)) {
-        return errors::Unimplemented(
-            "Gradients through control flow are not supported yet: node '",
-            node->name(), "' (op ", op, ") is on the path from ys to xs");
-      }
+// A loop's Merge and Switch have gradients of their own (for conds), so
+// the loop is found by its other ops, before anything is added.
+Status SymbolicGradientBuilder::CheckNoLoops() const {
+  for (int id = 0; id < graph_.num_node_ids(); ++id) {
+    Node* node = graph_.FindNodeId(id);
+    if (node == nullptr || !on_path_[id]) continue;
+    const std::string& op = node->type_string();
+    if (IsLoopOp(op)) {
+      return errors::Unimplemented(
+          "Gradients of while loops are out of scope: node '", node->name(),
+          "' (op ", op, ") is part of a loop on the path from ys to xs");
     }
   }
   return OkStatus();
@@ -267,7 +258,7 @@ Status SymbolicGradientBuilder::BackpropNode(Node* node,
 
 Status SymbolicGradientBuilder::Run(std::vector<Output>* grad_xs) {
   FindPath();
-  MF_RETURN_IF_ERROR(CheckNoControlFlow());
+  MF_RETURN_IF_ERROR(CheckNoLoops());
   for (size_t i = 0; i < ys_.size(); ++i) {
     if (CarriesGradient(ys_[i].type())) grads_[ys_[i]].push_back(grad_ys_[i]);
   }

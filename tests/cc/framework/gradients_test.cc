@@ -245,18 +245,6 @@ TEST_F(GradientsTest, GradientWithTheWrongNumberOfOutputsIsAnError) {
                                  "for node 'bad', but the op has 1 inputs")));
 }
 
-TEST_F(GradientsTest, ConditionalOnThePathIsUnimplemented) {
-  auto pred = ops::Const(root_, true);
-  auto sw = ops::Switch(root_.WithOpName("switch"), x_, pred);
-  auto y = ops::Square(root_, sw.output_true);
-  std::vector<Output> grads;
-  EXPECT_THAT(
-      AddSymbolicGradients(root_, {y}, {x_}, &grads),
-      StatusIs(absl::StatusCode::kUnimplemented,
-               HasSubstr("Gradients through control flow are not supported "
-                         "yet: node 'switch' (op Switch)")));
-}
-
 TEST_F(GradientsTest, LoopOnThePathIsOutOfScope) {
   // A loop's Merge made before its Enter: the loop is still what is named.
   auto merge = ops::Merge(root_.WithOpName("merge"), {x_, x_});

@@ -25,7 +25,8 @@ namespace minflow {
 // carry gradients; an x that no y depends on through such edges, or whose
 // every path is cut by an op without gradient (StopGradient, Shape, ...),
 // gets NoGradient(); an op on the path with no registered gradient is
-// NotFound naming it; control flow on the path is Unimplemented.
+// NotFound naming it. Conditionals (Switch/Merge, If, Case) are
+// differentiated; a loop on the path is Unimplemented.
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs,
                             const std::vector<Output>& grad_ys,
