@@ -422,14 +422,43 @@ Status OpKernelContext::allocate_output(int index, const TensorShape& shape,
                                         AllocatorAttributes attr) {
   MF_RETURN_IF_ERROR(CheckOutputIndex(index));
   if (output_memory_type(index) == HOST_MEMORY) attr.set_on_host(true);
+  const DataType dtype = expected_output_dtype(index);
+  if (params_->recycled_outputs != nullptr &&
+      TakeRecycledOutput(index, dtype, shape, attr)) {
+    *tensor = &outputs_[index];
+    return OkStatus();
+  }
   Tensor t;
-  MF_RETURN_IF_ERROR(AllocateTensor(expected_output_dtype(index), shape, attr,
-                                    "output", index, &t));
+  MF_RETURN_IF_ERROR(AllocateTensor(dtype, shape, attr, "output", index, &t));
   output_bytes_[index] += static_cast<int64_t>(t.AllocatedBytes());
   outputs_[index] = std::move(t);
   output_set_[index] = true;
   *tensor = &outputs_[index];
   return OkStatus();
+}
+
+// Note [Recycled outputs]
+// A caller that runs the same kernel over and over (the _SequentialLoop
+// kernel, once per iteration) can hand back the kernel's previous outputs
+// once it is done with them, and an output of the same dtype and size is
+// then written over the old buffer instead of a new allocation: a loop's
+// scalar condition, say, costs no allocation per iteration. Only a buffer
+// no one else holds is taken, only with default allocator attributes (the
+// memory is then of the same kind), and only for dtypes that hold plain
+// bytes (a string buffer's elements would need resetting).
+bool OpKernelContext::TakeRecycledOutput(int index, DataType dtype,
+                                         const TensorShape& shape,
+                                         AllocatorAttributes attr) {
+  Tensor& old = params_->recycled_outputs[index];
+  if (attr != AllocatorAttributes() || old.dtype() != dtype ||
+      !DataTypeCanUseMemcpy(dtype) ||
+      old.NumElements() != shape.num_elements() || !old.RefCountIsOne()) {
+    return false;
+  }
+  outputs_[index].CopyFrom(old, shape);
+  old = Tensor(dtype);
+  output_set_[index] = true;
+  return true;
 }
 
 Status OpKernelContext::allocate_temp(DataType type, const TensorShape& shape,

@@ -437,6 +437,10 @@ Status SequentialLoopOp::RunSteps(const std::vector<Step>& steps,
     }
     run->params.op_kernel = step.kernel.get();
     run->params.inputs = absl::MakeConstSpan(run->values.data(), n);
+    // The outputs' slots still hold the previous iteration's values, which
+    // nothing reads any more (values cross iterations only through the
+    // variables' own slots): the kernel may write over them.
+    run->params.recycled_outputs = &slots[step.first_output_slot];
     OpKernelContext ctx(&run->params);
     if (run->device != nullptr) {
       run->device->Compute(step.kernel.get(), &ctx);

@@ -521,6 +521,41 @@ TEST_F(OpKernelTest, DoesNotForwardRefInputsOrChangeElementCounts) {
   EXPECT_FALSE(temp.SharesBufferWith(x));  // the output now holds x too
 }
 
+TEST_F(OpKernelTest, AllocateOutputTakesARecycledBufferOnlyWhenItMay) {
+  MakeNode("OkAlloc").Attr("what", "output").Attr("n", int64_t{6});
+  MF_ASSERT_OK(MakeOp());
+  OpKernelContext::Params params;
+  params.device = device();
+  params.op_kernel = op_kernel();
+  auto allocate = [&](const TensorShape& shape) {
+    OpKernelContext ctx(&params);
+    Tensor* out = nullptr;
+    EXPECT_TRUE(ctx.allocate_output(0, shape, &out).ok());
+    return *out;
+  };
+  // Same dtype and element count, no other owner: taken (in a new shape),
+  // and the entry is left empty.
+  Tensor old(DT_FLOAT, TensorShape({6}));
+  const void* buffer = old.data();
+  params.recycled_outputs = &old;
+  Tensor reused = allocate(TensorShape({2, 3}));
+  EXPECT_EQ(reused.data(), buffer);
+  EXPECT_EQ(reused.shape(), TensorShape({2, 3}));
+  EXPECT_EQ(old.NumElements(), 0);
+  // Shared with someone else, another size or another dtype: not taken.
+  Tensor shared(DT_FLOAT, TensorShape({6}));
+  const Tensor other_owner = shared;
+  params.recycled_outputs = &shared;
+  EXPECT_FALSE(allocate(TensorShape({6})).SharesBufferWith(other_owner));
+  Tensor bigger(DT_FLOAT, TensorShape({7}));
+  params.recycled_outputs = &bigger;
+  EXPECT_NE(allocate(TensorShape({6})).data(), bigger.data());
+  Tensor ints(DT_INT32, TensorShape({6}));
+  params.recycled_outputs = &ints;
+  EXPECT_NE(allocate(TensorShape({6})).data(), ints.data());
+  EXPECT_EQ(ints.NumElements(), 6);
+}
+
 TEST_F(OpKernelTest, AllocateOutputOomNamesTheNodeAndBytes) {
   CpuAllocator limited(/*bytes_limit=*/1 << 20);
   set_allocator(&limited);

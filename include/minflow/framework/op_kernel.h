@@ -279,6 +279,12 @@ class OpKernelContext {
     // Where outputs and temporaries come from; null means
     // device->GetAllocator().
     Allocator* allocator = nullptr;
+    // Null, or one tensor per output that the caller no longer needs
+    // (this kernel's output from an earlier run, say). allocate_output may
+    // take the buffer of entry i for output i, leaving the entry empty,
+    // when nothing else holds it and its dtype (one memcpy can copy) and
+    // element count match: Note [Recycled outputs].
+    Tensor* recycled_outputs = nullptr;
   };
 
   explicit OpKernelContext(Params* params);
@@ -427,6 +433,10 @@ class OpKernelContext {
  private:
   Allocator* allocator_for(AllocatorAttributes attr) const;
   Status CheckOutputIndex(int index) const;
+  // Output `index` over params_->recycled_outputs[index]'s buffer, when it
+  // may be taken (Note [Recycled outputs]); false leaves both alone.
+  bool TakeRecycledOutput(int index, DataType dtype, const TensorShape& shape,
+                          AllocatorAttributes attr);
   Status AllocateTensor(DataType type, const TensorShape& shape,
                         AllocatorAttributes attr, const char* what, int index,
                         Tensor* out);
