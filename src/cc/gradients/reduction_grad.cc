@@ -1,5 +1,6 @@
 // Gradients of the reductions beyond Sum and Mean (Max, Min, Prod, L2Loss,
-// EuclideanNorm), of the scans (Cumsum, Cumprod) and of the segment sums.
+// EuclideanNorm), of the scans (Cumsum, Cumprod) and of the segment
+// reductions (SegmentSum, UnsortedSegmentSum/Max/Min).
 // Each reduced gradient is broadcast back over the reduced axes by
 // BroadcastReducedGradient (see Note [Broadcasting a reduction's
 // gradient]).
@@ -154,27 +155,61 @@ Status SegmentSumGrad(const Scope& scope, const Operation& op,
 }
 REGISTER_GRADIENT_OP("SegmentSum", SegmentSumGrad);
 
-// As SegmentSum, but the ids may have several dimensions and a negative
-// id drops its slice, which then gets a zero gradient.
+// The unsorted segment ops' ids may have several dimensions, and a
+// negative id drops its slice. Gathers the rows of `params` at `ids` (a
+// slice of data's shape each) and 0 for the dropped ones; sets *kept to
+// the mask of the slices not dropped, shaped to broadcast against them.
+Output GatherKeptSlices(const Scope& scope, const Output& params,
+                        const Output& ids, DataType ids_type, Output* kept) {
+  auto zero = Cast(scope, Const(scope, 0), ids_type);
+  auto gathered = GatherV2(scope, params, Maximum(scope, ids, zero), 0);
+  // ids' shape with a 1 for each slice dimension, to broadcast the mask.
+  auto slice_rank = Reshape(scope, Sub(scope, Rank(scope, params), 1), {1});
+  auto mask_shape = ConcatV2(
+      scope, {Shape(scope, ids).output, Fill(scope, slice_rank, 1).output}, 0);
+  *kept = Reshape(scope, GreaterEqual(scope, ids, zero), mask_shape);
+  return SelectV2(scope, *kept, gathered, ZerosLike(scope, gathered));
+}
+
 Status UnsortedSegmentSumGrad(const Scope& scope, const Operation& op,
                               const std::vector<Output>& grad_inputs,
                               std::vector<Output>* grad_outputs) {
-  const Output& g = grad_inputs[0];
-  const Output ids = op.input(1);
-  auto zero = Cast(scope, Const(scope, 0), op.input_type(1));
-  auto gathered = GatherV2(scope, g, Maximum(scope, ids, zero), 0);
-  // ids' shape with a 1 for each slice dimension, to broadcast the mask.
-  auto slice_rank = Reshape(scope, Sub(scope, Rank(scope, g), 1), {1});
-  auto mask_shape = ConcatV2(
-      scope, {Shape(scope, ids).output, Fill(scope, slice_rank, 1).output}, 0);
-  auto kept = Reshape(scope, GreaterEqual(scope, ids, zero), mask_shape);
-  grad_outputs->push_back(
-      SelectV2(scope, kept, gathered, ZerosLike(scope, gathered)));
+  Output kept;
+  grad_outputs->push_back(GatherKeptSlices(scope, grad_inputs[0], op.input(1),
+                                           op.input_type(1), &kept));
   grad_outputs->push_back(NoGradient());
   grad_outputs->push_back(NoGradient());
   return scope.status();
 }
 REGISTER_GRADIENT_OP("UnsortedSegmentSum", UnsortedSegmentSumGrad);
+
+// As the Max/Min reductions: the gradient of a segment goes to the
+// elements equal to its result, split evenly between ties.
+Status UnsortedSegmentMaxMinGrad(const Scope& scope, const Operation& op,
+                                 const std::vector<Output>& grad_inputs,
+                                 std::vector<Output>* grad_outputs) {
+  const DataType dtype = op.output_type(0);
+  MF_RETURN_IF_ERROR(RequireRealGradient(op, dtype));
+  const Output x = op.input(0);
+  const Output ids = op.input(1);
+  const DataType ids_type = op.input_type(1);
+  Output kept;
+  auto result = GatherKeptSlices(scope, op.output(0), ids, ids_type, &kept);
+  auto picked = LogicalAnd(scope, Equal(scope, x, result), kept);
+  auto count =
+      UnsortedSegmentSum(scope, Cast(scope, picked, dtype), ids, op.input(2));
+  // DivNoNan: a segment that no id names has count 0, and no element
+  // gathers its share.
+  auto shared = DivNoNan(scope, grad_inputs[0], count);
+  auto spread = GatherKeptSlices(scope, shared, ids, ids_type, &kept);
+  grad_outputs->push_back(
+      SelectV2(scope, picked, spread, ZerosLike(scope, spread)));
+  grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("UnsortedSegmentMax", UnsortedSegmentMaxMinGrad);
+REGISTER_GRADIENT_OP("UnsortedSegmentMin", UnsortedSegmentMaxMinGrad);
 
 }  // namespace
 }  // namespace ops

@@ -220,5 +220,36 @@ TYPED_TEST(ReductionGradTest, SegmentSums) {
   test::ExpectTensorEqual<TypeParam>(g, test::AsTensor<TypeParam>({20, 0, 10}));
 }
 
+TYPED_TEST(ReductionGradTest, UnsortedSegmentMaxAndMin) {
+  // Distinct random values, a negative id, ids of two dimensions, and a
+  // segment (3) that no id names.
+  const Tensor ids = test::AsTensor<int32_t>({2, -1, 0, 2, 1, 0}, {2, 3});
+  this->Check(
+      {{TensorShape({2, 3, 2})}},
+      [&](const Scope& s, const std::vector<Output>& in) -> Output {
+        return ops::UnsortedSegmentMax(s, in[0], ids, 4);
+      },
+      kTight);
+  this->Check(
+      {{TensorShape({2, 3, 2})}},
+      [&](const Scope& s, const std::vector<Output>& in) -> Output {
+        return ops::UnsortedSegmentMin(s, in[0], ids, 4);
+      },
+      kTight);
+  // Segment 0 = max(4, 1, 4): a tie, each 4 gets half; segment 1 = 7;
+  // the element with id -1 gets nothing. Weights 10 and 20 per segment.
+  const Tensor g = this->GradientAt(
+      test::AsTensor<TypeParam>({4, 7, 1, 4, 9}),
+      [](const Scope& s, const Output& in) -> Output {
+        auto maxes = ops::UnsortedSegmentMax(
+            s, in, test::AsTensor<int64_t>({0, 1, 0, 0, -1}), 2);
+        return ops::Mul(s, maxes,
+                        ops::Cast(s, test::AsTensor<float>({10, 20}),
+                                  DataTypeToEnum<TypeParam>::v()));
+      });
+  test::ExpectTensorEqual<TypeParam>(
+      g, test::AsTensor<TypeParam>({5, 20, 0, 5, 0}));
+}
+
 }  // namespace
 }  // namespace minflow
