@@ -1,9 +1,9 @@
 // Every math gradient against central differences, in float and double.
 // Tolerances: float 1e-2 for ops whose values run to a few units (the
 // float step of 1e-3 leaves ~1e-4 relative rounding error per difference,
-// more for Div and Log near their poles), 2e-3 elsewhere; double 1e-7
-// (1e-6 where a test says why). Inputs are drawn where each function is
-// smooth: away from poles, kinks, and ties of Maximum/Minimum.
+// more for Div and Log near their poles), 2e-3 elsewhere; double 1e-7.
+// Inputs are drawn where each function is smooth: away from poles, kinks,
+// and ties of Maximum/Minimum.
 #include <cmath>
 #include <functional>
 #include <string>
