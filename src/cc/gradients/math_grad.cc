@@ -1,13 +1,17 @@
 // Gradients of the math ops: element-wise arithmetic (broadcasting reduced
 // through BroadcastGradientArgs), unary math, Select, AddN, ClipByValue,
-// MatMul and BatchMatMul, Sum, Mean, Cast, and the math ops without
+// MatMul, BatchMatMul and Einsum, Sum, Mean, Cast, and the math ops without
 // gradient (comparisons, rounding, logical ops, ArgMax/ArgMin). The other
 // reductions and the scans are in reduction_grad.cc.
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "minflow/cc/framework/grad_op_registry.h"
 #include "minflow/cc/ops/standard_ops.h"
+#include "minflow/core/tensor.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph/graph.h"
 #include "src/cc/gradients/grad_helpers.h"
@@ -554,6 +558,83 @@ Status BatchMatMulGrad(const Scope& scope, const Operation& op,
 REGISTER_GRADIENT_OP("BatchMatMul", BatchMatMulGrad);
 REGISTER_GRADIENT_OP("BatchMatMulV2", BatchMatMulGrad);
 REGISTER_GRADIENT_OP("BatchMatMulV3", BatchMatMulGrad);
+
+// Einsum of one or two operands, for equations with an explicit "->", no
+// "..." and no label repeated within a term; other equations are
+// Unimplemented. An operand's gradient is itself an einsum: the output's
+// gradient contracted with the other operand, onto the operand's labels
+// that the output or the other operand have. A label that only this
+// operand has was summed by the forward op, so the gradient is broadcast
+// along it (reshaped to size 1 there, then BroadcastTo).
+Status EinsumGrad(const Scope& scope, const Operation& op,
+                  const std::vector<Output>& grad_inputs,
+                  std::vector<Output>* grad_outputs) {
+  MF_RETURN_IF_ERROR(RequireRealGradient(op, op.output_type(0)));
+  std::string equation;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "equation", &equation));
+  equation.erase(std::remove(equation.begin(), equation.end(), ' '),
+                 equation.end());
+  auto unsupported = [&](absl::string_view why) {
+    return errors::Unimplemented("The gradient of Einsum is implemented for ",
+                                 "equations without ", why, ", but got '",
+                                 equation, "'");
+  };
+  const size_t arrow = equation.find("->");
+  if (arrow == std::string::npos) return unsupported("an implicit output");
+  if (equation.find("...") != std::string::npos) return unsupported("\"...\"");
+  const std::string out_labels = equation.substr(arrow + 2);
+  std::vector<std::string> terms =
+      absl::StrSplit(equation.substr(0, arrow), ',');
+  terms.push_back(out_labels);
+  for (const std::string& t : terms) {
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (t.find(t[i], i + 1) != std::string::npos) {
+        return unsupported("a label repeated within a term");
+      }
+    }
+  }
+  terms.pop_back();
+  if (static_cast<int>(terms.size()) != op.num_inputs()) {
+    return errors::InvalidArgument("Einsum equation '", equation, "' has ",
+                                   terms.size(), " operands, but the node has ",
+                                   op.num_inputs(), " inputs");
+  }
+  const Output& g = grad_inputs[0];
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const std::string& own = terms[i];
+    const std::string other = terms.size() == 2 ? terms[1 - i] : "";
+    // own's labels that the gradient einsum can produce, and a 1/0 mask of
+    // them over own's axes.
+    std::string reached;
+    std::vector<int32_t> reached_mask;
+    for (char c : own) {
+      const bool in = out_labels.find(c) != std::string::npos ||
+                      other.find(c) != std::string::npos;
+      if (in) reached += c;
+      reached_mask.push_back(in ? 1 : 0);
+    }
+    Output grad = other.empty()
+                      ? Einsum(scope, {g}, out_labels + "->" + reached).output
+                      : Einsum(scope, {g, op.input(1 - i)},
+                               out_labels + "," + other + "->" + reached)
+                            .output;
+    if (reached.size() != own.size()) {
+      // shape * mask + (1 - mask): 1 along the labels only `own` has.
+      auto shape = Shape(scope, op.input(i));
+      Tensor mask_t(DT_INT32,
+                    TensorShape({static_cast<int64_t>(reached_mask.size())}));
+      for (size_t a = 0; a < reached_mask.size(); ++a) {
+        mask_t.flat<int32_t>()(a) = reached_mask[a];
+      }
+      auto mask = Const(scope, mask_t);
+      auto kept = AddV2(scope, Mul(scope, shape, mask), Sub(scope, 1, mask));
+      grad = BroadcastTo(scope, Reshape(scope, grad, kept), shape);
+    }
+    grad_outputs->push_back(grad);
+  }
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Einsum", EinsumGrad);
 
 Status SumGrad(const Scope& scope, const Operation& op,
                const std::vector<Output>& grad_inputs,

@@ -355,6 +355,57 @@ TYPED_TEST(MathGradTest, BatchMatMulEveryAdjointAndBroadcast) {
       kTight);
 }
 
+TYPED_TEST(MathGradTest, EinsumOneAndTwoOperands) {
+  struct Case {
+    const char* equation;
+    std::vector<TensorShape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", {TensorShape({2, 3}), TensorShape({3, 4})}},
+      {"bij,bjk->bik", {TensorShape({2, 2, 3}), TensorShape({2, 3, 2})}},
+      {"ij,j->i", {TensorShape({2, 3}), TensorShape({3})}},
+      {"i,j->ij", {TensorShape({2}), TensorShape({3})}},
+      {"ij,jk->ki", {TensorShape({2, 3}), TensorShape({3, 2})}},
+      // j only in x and k only in y: summed by the forward op, broadcast
+      // back by the gradient.
+      {"ij,kl->il", {TensorShape({2, 3}), TensorShape({2, 2})}},
+      {"ij->ji", {TensorShape({2, 3})}},
+      {"ij->i", {TensorShape({2, 3})}},
+      {"ijk->", {TensorShape({2, 3, 2})}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.equation);
+    std::vector<GradInput> inputs;
+    for (const TensorShape& shape : c.shapes) inputs.push_back({shape});
+    const std::string equation = c.equation;
+    this->Check(
+        inputs,
+        [equation](const Scope& s, const std::vector<Output>& x) -> Output {
+          return ops::Einsum(s, x, equation);
+        },
+        kTight);
+  }
+}
+
+TEST(MathGradErrorTest, EinsumGradientRefusesWhatItDoesNotImplement) {
+  for (const auto& [equation, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"...ij,...jk->...ik", "without \"...\""},
+           {"ii->i", "without a label repeated within a term"}}) {
+    SCOPED_TRACE(equation);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root, DT_FLOAT);
+    auto y = ops::Placeholder(root, DT_FLOAT);
+    std::vector<Output> operands = {x};
+    if (equation.find(',') != std::string::npos) operands.push_back(y);
+    auto z = ops::Einsum(root, operands, equation);
+    std::vector<Output> grads;
+    EXPECT_THAT(AddSymbolicGradients(root, {z.output}, {x}, &grads),
+                testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                  ::testing::HasSubstr(why)));
+  }
+}
+
 // Ops with no gradient stop it: an x reached only through them gets
 // NoGradient (a null Output) from AddSymbolicGradients.
 TYPED_TEST(MathGradTest, NotDifferentiableOpsGiveNoGradient) {
@@ -404,24 +455,24 @@ TEST(MathGradRegistryTest, NonDifferentiableMathOpsAreDeclared) {
     EXPECT_EQ(fn, nullptr);
   }
   // And every differentiable op of this file has a function.
-  for (const char* op : {"Abs",          "Rsqrt",
-                         "Reciprocal",   "Sin",
-                         "Cos",          "Tan",
-                         "Asin",         "Acos",
-                         "Atan",         "Sinh",
-                         "Cosh",         "Asinh",
-                         "Acosh",        "Atanh",
-                         "Log1p",        "Expm1",
-                         "Erf",          "Erfc",
-                         "Pow",          "Maximum",
-                         "Minimum",      "SquaredDifference",
-                         "FloorMod",     "Xlogy",
-                         "Xdivy",        "DivNoNan",
-                         "MulNoNan",     "Atan2",
-                         "Select",       "SelectV2",
-                         "AddN",         "ClipByValue",
-                         "BatchMatMul",  "BatchMatMulV2",
-                         "BatchMatMulV3"}) {
+  for (const char* op : {"Abs",           "Rsqrt",
+                         "Reciprocal",    "Sin",
+                         "Cos",           "Tan",
+                         "Asin",          "Acos",
+                         "Atan",          "Sinh",
+                         "Cosh",          "Asinh",
+                         "Acosh",         "Atanh",
+                         "Log1p",         "Expm1",
+                         "Erf",           "Erfc",
+                         "Pow",           "Maximum",
+                         "Minimum",       "SquaredDifference",
+                         "FloorMod",      "Xlogy",
+                         "Xdivy",         "DivNoNan",
+                         "MulNoNan",      "Atan2",
+                         "Select",        "SelectV2",
+                         "AddN",          "ClipByValue",
+                         "BatchMatMul",   "BatchMatMulV2",
+                         "BatchMatMulV3", "Einsum"}) {
     SCOPED_TRACE(op);
     ops::GradFunc fn = nullptr;
     MF_EXPECT_OK(ops::GradOpRegistry::Global()->Lookup(op, &fn));
