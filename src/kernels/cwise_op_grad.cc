@@ -1,5 +1,6 @@
 // CPU kernels of the element-wise gradient ops: ReluGrad (from Relu's
-// input), TanhGrad and SigmoidGrad (from the forward op's output y).
+// input), TanhGrad, SigmoidGrad, SqrtGrad, RsqrtGrad and ReciprocalGrad
+// (from the forward op's output y).
 #define EIGEN_USE_THREADS
 
 #include "minflow/framework/op_kernel.h"
@@ -73,6 +74,40 @@ MF_CALL_CORE_REAL_TYPES(REGISTER_RELU_GRAD)
       BinaryGradOp<T, SigmoidGradFn>);
 MF_CALL_CORE_FLOAT_TYPES(REGISTER_FLOAT_GRADS)
 #undef REGISTER_FLOAT_GRADS
+
+// The gradients of Sqrt, Rsqrt and Reciprocal (inputs y, dy):
+// out = dy * 0.5 / y, dy * -0.5 * y^3 and -dy * y^2.
+struct SqrtGradFn {
+  template <typename T, typename Y, typename DY>
+  auto operator()(const Y& y, const DY& dy) const {
+    return dy * y.constant(T(0.5)) / y;
+  }
+};
+struct RsqrtGradFn {
+  template <typename T, typename Y, typename DY>
+  auto operator()(const Y& y, const DY& dy) const {
+    return dy * y.constant(T(-0.5)) * y * y * y;
+  }
+};
+struct ReciprocalGradFn {
+  template <typename T, typename Y, typename DY>
+  auto operator()(const Y& y, const DY& dy) const {
+    return -dy * y * y;
+  }
+};
+
+#define REGISTER_MATH_GRADS(T)                                          \
+  REGISTER_KERNEL_BUILDER(                                              \
+      Name("SqrtGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),       \
+      BinaryGradOp<T, SqrtGradFn>);                                     \
+  REGISTER_KERNEL_BUILDER(                                              \
+      Name("RsqrtGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"),      \
+      BinaryGradOp<T, RsqrtGradFn>);                                    \
+  REGISTER_KERNEL_BUILDER(                                              \
+      Name("ReciprocalGrad").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      BinaryGradOp<T, ReciprocalGradFn>);
+MF_CALL_CORE_FLOAT_TYPES(REGISTER_MATH_GRADS)
+#undef REGISTER_MATH_GRADS
 
 }  // namespace
 }  // namespace minflow

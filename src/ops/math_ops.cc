@@ -374,6 +374,26 @@ The gradient of Sigmoid from its output: z = dy * y * (1 - y).
 y: Sigmoid's output.
 dy: The gradient flowing into y; the same shape as y.
 )doc");
+// The gradients of Sqrt, Rsqrt and Reciprocal, from the forward output y
+// as TensorFlow writes them (the backward graph then needs no x).
+#define MF_UNARY_GRAD_OP(name, doc)                             \
+  REGISTER_OP(name)                                             \
+      .Input("y: T")                                            \
+      .Input("dy: T")                                           \
+      .Output("z: T")                                           \
+      .Attr("T: {" MF_UNARY_COMPLEX_TYPES "}")                  \
+      .SetShapeFn(shape_inference::MergeBothInputsShapeFn)      \
+      .Doc(doc                                                  \
+           "\n\ny: The forward op's output.\ndy: The gradient " \
+           "flowing into y; the same shape as y.")
+MF_UNARY_GRAD_OP("SqrtGrad",
+                 "The gradient of Sqrt from its output: z = dy * 0.5 / y.");
+MF_UNARY_GRAD_OP("RsqrtGrad",
+                 "The gradient of Rsqrt from its output: z = dy * -0.5 * y^3.");
+MF_UNARY_GRAD_OP(
+    "ReciprocalGrad",
+    "The gradient of Reciprocal from its output: z = -dy * y * y.");
+#undef MF_UNARY_GRAD_OP
 MF_UNARY_OP("Sin", MF_UNARY_COMPLEX_TYPES,
             "Sine of each element of x, in radians.");
 MF_UNARY_OP("Cos", MF_UNARY_COMPLEX_TYPES,

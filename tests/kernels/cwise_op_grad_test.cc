@@ -1,5 +1,5 @@
-// ReluGrad, TanhGrad, SigmoidGrad and BiasAddGrad against formulas worked
-// out element by element.
+// ReluGrad, TanhGrad, SigmoidGrad, SqrtGrad, RsqrtGrad, ReciprocalGrad and
+// BiasAddGrad against formulas worked out element by element.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -168,6 +168,62 @@ TEST_F(BiasAddGradOpTest, RejectsTooFewDims) {
   EXPECT_THAT(RunOpKernel(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("out_backprop must be at least 2D for NHWC")));
+}
+
+// SqrtGrad, RsqrtGrad, ReciprocalGrad: y is the forward output, so each
+// is checked against the derivative written in terms of y.
+TEST_F(GradOpTest, SqrtRsqrtReciprocalGradsFromOutput) {
+  const std::vector<double> y = {0.25, 0.5, 1, 2, 3};
+  const std::vector<double> dy = {1, -2, 0.5, 3, -1};
+  struct Case {
+    const char* op;
+    double (*dx)(double y, double dy);
+  };
+  const Case cases[] = {
+      {"SqrtGrad", [](double y, double dy) { return dy * 0.5 / y; }},
+      {"RsqrtGrad", [](double y, double dy) { return -0.5 * dy * y * y * y; }},
+      {"ReciprocalGrad", [](double y, double dy) { return -dy * y * y; }}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    std::vector<double> want;
+    for (size_t i = 0; i < y.size(); ++i) want.push_back(c.dx(y[i], dy[i]));
+    RunBinary<double>(c.op, test::AsTensor<double>(y, {5}),
+                      test::AsTensor<double>(dy, {5}));
+    ExpectValues<double>(*GetOutput(0), want, 1e-14);
+    std::vector<float> yf(y.begin(), y.end()), dyf(dy.begin(), dy.end());
+    RunBinary<float>(c.op, test::AsTensor<float>(yf, {5}),
+                     test::AsTensor<float>(dyf, {5}));
+    ExpectValues<float>(*GetOutput(0), want, 1e-5);
+    RunBinary<Eigen::half>(
+        c.op, test::AsTensor<Eigen::half>({Eigen::half(0.5), Eigen::half(2)}),
+        test::AsTensor<Eigen::half>({Eigen::half(1), Eigen::half(-1)}));
+    ExpectValues<Eigen::half>(*GetOutput(0), {c.dx(0.5, 1), c.dx(2, -1)}, 1e-2);
+  }
+}
+
+TEST_F(GradOpTest, SqrtRsqrtReciprocalGradsRejectMismatchedShapes) {
+  for (const char* op : {"SqrtGrad", "RsqrtGrad", "ReciprocalGrad"}) {
+    MakeNode(op).Input(DT_DOUBLE).Input(DT_DOUBLE);
+    MF_ASSERT_OK(MakeOp());
+    AddInputTensor(test::AsTensor<double>({1, 2, 3, 4}, {2, 2}));
+    AddInputTensor(test::AsTensor<double>({1, 2, 3, 4}, {4}));
+    EXPECT_THAT(RunOpKernel(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr(std::string(op) +
+                                   "'s two inputs must have the same shape, "
+                                   "but got [2,2] and [4]")));
+  }
+}
+
+TEST_F(GradOpTest, SqrtGradOfEmptyIsEmpty) {
+  RunBinary<float>("SqrtGrad", Tensor(DT_FLOAT, TensorShape({2, 0})),
+                   Tensor(DT_FLOAT, TensorShape({2, 0})));
+  EXPECT_EQ(GetOutput(0)->shape(), TensorShape({2, 0}));
+}
+
+TEST_F(GradOpTest, SqrtGradRejectsIntegers) {
+  MakeNode("SqrtGrad").Input(DT_INT32).Input(DT_INT32);
+  EXPECT_FALSE(MakeOp().ok());
 }
 
 }  // namespace

@@ -31,8 +31,9 @@ TEST(MathOpsTest, UnaryOpsKeepTheInputShape) {
   }
 }
 
-TEST(MathOpsTest, TanhAndSigmoidGradsMergeTheirInputs) {
-  for (const char* name : {"TanhGrad", "SigmoidGrad"}) {
+TEST(MathOpsTest, UnaryGradOpsMergeTheirInputs) {
+  for (const char* name :
+       {"TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"}) {
     ShapeInferenceTestOp op(name);
     INFER_OK(op, "[2,3];[2,3]", "in0");
     INFER_OK(op, "?;[2,3]", "in1");

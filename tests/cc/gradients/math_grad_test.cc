@@ -2,11 +2,20 @@
 // Tolerances: float 1e-2 for ops whose values run to a few units (the
 // float step of 1e-3 leaves ~1e-4 relative rounding error per difference,
 // more for Div and Log near their poles), 2e-3 elsewhere; double 1e-7.
+// Inputs are drawn where each function is smooth: away from poles, kinks,
+// and ties of Maximum/Minimum.
+#include <cmath>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "minflow/cc/framework/grad_op_registry.h"
+#include "minflow/cc/framework/gradients.h"
 #include "minflow/cc/ops/standard_ops.h"
 #include "tests/cc/gradients/grad_test_util.h"
+#include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
 
 namespace minflow {
@@ -85,6 +94,415 @@ TYPED_TEST(MathGradTest, UnaryOps) {
   this->Check({positive}, Unary<ops::Log>(), kLoose);
   this->Check({any}, Unary<ops::Tanh>(), kTight);
   this->Check({{TensorShape({2, 3}), -4, 4}}, Unary<ops::Sigmoid>(), kTight);
+}
+
+TYPED_TEST(MathGradTest, UnaryMathOps) {
+  const TensorShape shape({2, 3});
+  const GradInput any{shape, -2, 2};
+  const GradInput unit{shape, -0.9, 0.9};  // inside (-1, 1)
+  const GradInput positive{shape, 0.5, 2};
+  // |x| has a kink at 0: values stay at least 0.1 from it.
+  this->Check({{shape, -2, 2, 0.1}}, Unary<ops::Abs>(), kTight);
+  this->Check({positive}, Unary<ops::Rsqrt>(), kLoose);
+  this->Check({positive}, Unary<ops::Reciprocal>(), kLoose);
+  this->Check({any}, Unary<ops::Sin>(), kTight);
+  this->Check({any}, Unary<ops::Cos>(), kTight);
+  this->Check({{shape, -1.2, 1.2}}, Unary<ops::Tan>(), kLoose);
+  // asin, acos and atanh have poles at +-1; 0.9 keeps the slope below 6.
+  this->Check({unit}, Unary<ops::Asin>(), kLoose);
+  this->Check({unit}, Unary<ops::Acos>(), kLoose);
+  this->Check({any}, Unary<ops::Atan>(), kTight);
+  this->Check({any}, Unary<ops::Sinh>(), kLoose);
+  this->Check({any}, Unary<ops::Cosh>(), kLoose);
+  this->Check({any}, Unary<ops::Asinh>(), kTight);
+  this->Check({{shape, 1.2, 3}}, Unary<ops::Acosh>(), kLoose);
+  this->Check({unit}, Unary<ops::Atanh>(), kLoose);
+  this->Check({{shape, -0.5, 2}}, Unary<ops::Log1p>(), kLoose);
+  this->Check({{shape, -1, 1}}, Unary<ops::Expm1>(), kTight);
+  this->Check({any}, Unary<ops::Erf>(), kTight);
+  this->Check({any}, Unary<ops::Erfc>(), kTight);
+}
+
+TYPED_TEST(MathGradTest, PowBothInputs) {
+  // x > 0: log(x) is defined, so y gets a gradient too.
+  for (const auto& [a, b] : BinaryShapes()) {
+    this->Check({{a, 0.5, 2}, {b, -2, 2}}, Binary<ops::Pow>(), kLoose);
+  }
+}
+
+TYPED_TEST(MathGradTest, PowOfNonPositiveBaseGivesNoExponentGradient) {
+  // Integer exponents keep x^y real for x < 0; TensorFlow's gradient for y
+  // is 0 there, and the checker's differences agree only for x's part,
+  // so y is a constant here and x runs over negative values.
+  this->Check(
+      {{TensorShape({2, 3}), -2, -0.5}},
+      [](const Scope& s, const std::vector<Output>& x) -> Output {
+        auto y = ops::Cast(
+            s, ops::Const(s, test::AsTensor<float>({1, 2, 3, 2, 3, 1}, {2, 3})),
+            DataTypeToEnum<TypeParam>::v());
+        return ops::Pow(s, x[0], y);
+      },
+      kLoose);
+  // And the y gradient is exactly 0 where x <= 0.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Const(root, {TypeParam(-2), TypeParam(0), TypeParam(3)});
+  auto y = ops::Placeholder(root, DataTypeToEnum<TypeParam>::v());
+  auto z = ops::Pow(root, x, y);
+  std::vector<Output> grads;
+  MF_ASSERT_OK(AddSymbolicGradients(root, {z}, {y}, &grads));
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run(
+      {{y,
+        test::AsTensor<TypeParam>({TypeParam(2), TypeParam(2), TypeParam(2)})}},
+      {grads[0]}, &out));
+  EXPECT_EQ(out[0].flat<TypeParam>()(0), TypeParam(0));
+  EXPECT_EQ(out[0].flat<TypeParam>()(1), TypeParam(0));
+  EXPECT_NEAR(static_cast<double>(out[0].flat<TypeParam>()(2)),
+              9 * std::log(3.0), 1e-5);
+}
+
+TYPED_TEST(MathGradTest, MaximumMinimumSquaredDifference) {
+  // x and y both spread over about [-1, 1], so each input is picked for
+  // some elements; the fixed seeds give no pair closer than the step.
+  for (const auto& [a, b] : BinaryShapes()) {
+    this->Check({{a}, {b, -0.9, 0.9}}, Binary<ops::Maximum>(), kTight, 3);
+    this->Check({{a}, {b, -0.9, 0.9}}, Binary<ops::Minimum>(), kTight, 5);
+    this->Check({{a}, {b}}, Binary<ops::SquaredDifference>(), kTight);
+  }
+}
+
+TYPED_TEST(MathGradTest, MaximumTieGoesToX) {
+  Scope root = Scope::NewRootScope();
+  const DataType dt = DataTypeToEnum<TypeParam>::v();
+  auto x = ops::Placeholder(root, dt);
+  auto y = ops::Placeholder(root, dt);
+  std::vector<Output> grads;
+  MF_ASSERT_OK(
+      AddSymbolicGradients(root, {ops::Maximum(root, x, y)}, {x, y}, &grads));
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run({{x, test::AsTensor<TypeParam>({1, 2, 3})},
+                            {y, test::AsTensor<TypeParam>({1, 5, 0})}},
+                           grads, &out));
+  test::ExpectTensorEqual<TypeParam>(out[0],
+                                     test::AsTensor<TypeParam>({1, 0, 1}));
+  test::ExpectTensorEqual<TypeParam>(out[1],
+                                     test::AsTensor<TypeParam>({0, 1, 0}));
+}
+
+TYPED_TEST(MathGradTest, FloorModAndAtan2) {
+  // x / y is kept away from integers so that floor(x / y) is constant
+  // around each point: x in [0.1, 0.9], y in [1.5, 2] gives x / y < 0.6.
+  for (const auto& [a, b] : BinaryShapes()) {
+    this->Check({{a, 0.1, 0.9}, {b, 1.5, 2}}, Binary<ops::FloorMod>(), kTight);
+    // Atan2 away from the origin.
+    this->Check({{a, 0.5, 2}, {b, -2, 2, 0.3}}, Binary<ops::Atan2>(), kLoose);
+  }
+  // Quotients of 2 and 3: the gradient of y is -floor(x / y) = -2, -3.
+  this->Check({{TensorShape({2}), 4.1, 4.4}, {TensorShape({2}), 1.45, 1.5}},
+              Binary<ops::FloorMod>(), kLoose);
+}
+
+TYPED_TEST(MathGradTest, XlogyXdivyDivNoNanMulNoNan) {
+  for (const auto& [a, b] : BinaryShapes()) {
+    this->Check({{a, -2, 2, 0.1}, {b, 0.5, 2}}, Binary<ops::Xlogy>(), kLoose);
+    this->Check({{a, -2, 2, 0.1}, {b, 0.5, 2}}, Binary<ops::Xdivy>(), kLoose);
+    this->Check({{a}, {b, 0.5, 2}}, Binary<ops::DivNoNan>(), kLoose);
+    this->Check({{a}, {b, 0.5, 2}}, Binary<ops::MulNoNan>(), kTight);
+  }
+}
+
+// The special cases: at x == 0, Xlogy's and Xdivy's gradients are 0 even
+// for y == 0; at y == 0, DivNoNan's are 0 and MulNoNan's x part is 0.
+TYPED_TEST(MathGradTest, NoNanGradientsAreZeroAtTheirZeros) {
+  const DataType dt = DataTypeToEnum<TypeParam>::v();
+  auto grads_at = [&](auto make, Tensor xv, Tensor yv) {
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root, dt);
+    auto y = ops::Placeholder(root, dt);
+    std::vector<Output> grads;
+    std::vector<Tensor> out;
+    EXPECT_TRUE(
+        AddSymbolicGradients(root, {make(root, x, y)}, {x, y}, &grads).ok());
+    ClientSession session(root);
+    EXPECT_TRUE(session.Run({{x, xv}, {y, yv}}, grads, &out).ok());
+    return out;
+  };
+  const Tensor zero = test::AsTensor<TypeParam>({0});
+  const Tensor two = test::AsTensor<TypeParam>({2});
+  auto xlogy = [](const Scope& s, Output x, Output y) -> Output {
+    return ops::Xlogy(s, x, y);
+  };
+  auto xdivy = [](const Scope& s, Output x, Output y) -> Output {
+    return ops::Xdivy(s, x, y);
+  };
+  auto div_no_nan = [](const Scope& s, Output x, Output y) -> Output {
+    return ops::DivNoNan(s, x, y);
+  };
+  for (const auto& out :
+       {grads_at(xlogy, zero, zero), grads_at(xdivy, zero, zero),
+        grads_at(div_no_nan, two, zero)}) {
+    ASSERT_EQ(out.size(), 2u);
+    test::ExpectTensorEqual<TypeParam>(out[0], zero);
+    test::ExpectTensorEqual<TypeParam>(out[1], zero);
+  }
+}
+
+TYPED_TEST(MathGradTest, SelectAndSelectV2) {
+  // Select: a condition of t's shape, or a vector choosing rows.
+  for (const Tensor& cond :
+       {test::AsTensor<bool>({true, false, false, true, true, false}, {2, 3}),
+        test::AsTensor<bool>({false, true})}) {
+    this->Check(
+        {{TensorShape({2, 3})}, {TensorShape({2, 3})}},
+        [&](const Scope& s, const std::vector<Output>& x) -> Output {
+          return ops::Select(s, ops::Const(s, cond), x[0], x[1]);
+        },
+        kTight);
+  }
+  // SelectV2 broadcasts condition, t and e together.
+  const Tensor cond = test::AsTensor<bool>({true, false, true}, {1, 3});
+  this->Check(
+      {{TensorShape({2, 1})}, {TensorShape({3})}},
+      [&](const Scope& s, const std::vector<Output>& x) -> Output {
+        return ops::SelectV2(s, ops::Const(s, cond), x[0], x[1]);
+      },
+      kTight);
+  this->Check(
+      {{TensorShape({})}, {TensorShape({2, 3})}},
+      [&](const Scope& s, const std::vector<Output>& x) -> Output {
+        return ops::SelectV2(s, ops::Const(s, cond), x[0], x[1]);
+      },
+      kTight);
+}
+
+TYPED_TEST(MathGradTest, AddNGivesEachInputTheGradient) {
+  this->Check(
+      {{TensorShape({2, 3})}, {TensorShape({2, 3})}, {TensorShape({2, 3})}},
+      [](const Scope& s, const std::vector<Output>& x) -> Output {
+        // x[0] twice: its gradient is summed over both uses.
+        return ops::AddN(s, {x[0], x[1], x[2], x[0]});
+      },
+      kTight);
+}
+
+TYPED_TEST(MathGradTest, ClipByValueScalarAndTensorBounds) {
+  // t spreads over [-2, 2] and the bounds sit inside, so every branch is
+  // taken; the fixed seeds put no element of t within the step of a bound.
+  this->Check(
+      {{TensorShape({3, 4}), -2, 2},
+       {TensorShape({}), -0.7, -0.6},
+       {TensorShape({}), 0.6, 0.7}},
+      [](const Scope& s, const std::vector<Output>& x) -> Output {
+        return ops::ClipByValue(s, x[0], x[1], x[2]);
+      },
+      kTight, 11);
+  this->Check(
+      {{TensorShape({2, 3}), -2, 2},
+       {TensorShape({2, 3}), -1, -0.9},
+       {TensorShape({2, 3}), 0.9, 1}},
+      [](const Scope& s, const std::vector<Output>& x) -> Output {
+        return ops::ClipByValue(s, x[0], x[1], x[2]);
+      },
+      kTight, 13);
+}
+
+TYPED_TEST(MathGradTest, BatchMatMulEveryAdjointAndBroadcast) {
+  // op(x) is [..., 2, 3], op(y) is [..., 3, 4].
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+      batches = {{{2}, {2}}, {{2, 1}, {3}}, {{}, {2}}, {{1, 2}, {3, 1}}};
+  for (bool adj_x : {false, true}) {
+    for (bool adj_y : {false, true}) {
+      for (const auto& [bx, by] : batches) {
+        SCOPED_TRACE(::testing::Message() << "adj_x " << adj_x << " adj_y "
+                                          << adj_y << " batch " << bx.size());
+        TensorShape sx(bx), sy(by);
+        sx.AddDim(adj_x ? 3 : 2);
+        sx.AddDim(adj_x ? 2 : 3);
+        sy.AddDim(adj_y ? 4 : 3);
+        sy.AddDim(adj_y ? 3 : 4);
+        this->Check(
+            {{sx}, {sy}},
+            [adj_x, adj_y](const Scope& s, const std::vector<Output>& in) {
+              return ops::BatchMatMulV2(
+                         s, in[0], in[1],
+                         ops::BatchMatMulV2::AdjX(adj_x).AdjY(adj_y))
+                  .output;
+            },
+            kTight);
+        if (bx == by) {
+          this->Check(
+              {{sx}, {sy}},
+              [adj_x, adj_y](const Scope& s, const std::vector<Output>& in) {
+                return ops::BatchMatMul(
+                           s, in[0], in[1],
+                           ops::BatchMatMul::AdjX(adj_x).AdjY(adj_y))
+                    .output;
+              },
+              kTight);
+        }
+      }
+    }
+  }
+  this->Check(
+      {{TensorShape({2, 2, 3})}, {TensorShape({3, 4})}},
+      [](const Scope& s, const std::vector<Output>& in) {
+        return ops::BatchMatMulV3(s, in[0], in[1],
+                                  DataTypeToEnum<TypeParam>::v())
+            .output;
+      },
+      kTight);
+}
+
+TYPED_TEST(MathGradTest, EinsumOneAndTwoOperands) {
+  struct Case {
+    const char* equation;
+    std::vector<TensorShape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {"ij,jk->ik", {TensorShape({2, 3}), TensorShape({3, 4})}},
+      {"bij,bjk->bik", {TensorShape({2, 2, 3}), TensorShape({2, 3, 2})}},
+      {"ij,j->i", {TensorShape({2, 3}), TensorShape({3})}},
+      {"i,j->ij", {TensorShape({2}), TensorShape({3})}},
+      {"ij,jk->ki", {TensorShape({2, 3}), TensorShape({3, 2})}},
+      // j only in x and k only in y: summed by the forward op, broadcast
+      // back by the gradient.
+      {"ij,kl->il", {TensorShape({2, 3}), TensorShape({2, 2})}},
+      {"ij->ji", {TensorShape({2, 3})}},
+      {"ij->i", {TensorShape({2, 3})}},
+      {"ijk->", {TensorShape({2, 3, 2})}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.equation);
+    std::vector<GradInput> inputs;
+    for (const TensorShape& shape : c.shapes) inputs.push_back({shape});
+    const std::string equation = c.equation;
+    this->Check(
+        inputs,
+        [equation](const Scope& s, const std::vector<Output>& x) -> Output {
+          return ops::Einsum(s, x, equation);
+        },
+        kTight);
+  }
+}
+
+TEST(MathGradErrorTest, EinsumGradientRefusesWhatItDoesNotImplement) {
+  for (const auto& [equation, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"...ij,...jk->...ik", "without \"...\""},
+           {"ii->i", "without a label repeated within a term"}}) {
+    SCOPED_TRACE(equation);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root, DT_FLOAT);
+    auto y = ops::Placeholder(root, DT_FLOAT);
+    std::vector<Output> operands = {x};
+    if (equation.find(',') != std::string::npos) operands.push_back(y);
+    auto z = ops::Einsum(root, operands, equation);
+    std::vector<Output> grads;
+    EXPECT_THAT(AddSymbolicGradients(root, {z.output}, {x}, &grads),
+                testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                  ::testing::HasSubstr(why)));
+  }
+}
+
+// Ops with no gradient stop it: an x reached only through them gets
+// NoGradient (a null Output) from AddSymbolicGradients.
+TYPED_TEST(MathGradTest, NotDifferentiableOpsGiveNoGradient) {
+  using Fn = std::function<Output(const Scope&, const Output&)>;
+  const std::vector<std::pair<std::string, Fn>> cases = {
+      {"Sign", [](const Scope& s, const Output& x) { return ops::Sign(s, x); }},
+      {"Floor",
+       [](const Scope& s, const Output& x) { return ops::Floor(s, x); }},
+      {"Ceil", [](const Scope& s, const Output& x) { return ops::Ceil(s, x); }},
+      {"Round",
+       [](const Scope& s, const Output& x) { return ops::Round(s, x); }},
+      {"Rint", [](const Scope& s, const Output& x) { return ops::Rint(s, x); }},
+      {"FloorDiv",
+       [](const Scope& s, const Output& x) { return ops::FloorDiv(s, x, x); }},
+      {"TruncateDiv",
+       [](const Scope& s, const Output& x) {
+         return ops::TruncateDiv(s, x, x);
+       }},
+  };
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    Scope root = Scope::NewRootScope();
+    auto x = ops::Placeholder(root, DataTypeToEnum<TypeParam>::v());
+    Output y = fn(root, x);
+    std::vector<Output> grads;
+    MF_ASSERT_OK(AddSymbolicGradients(root, {y}, {x}, &grads));
+    ASSERT_EQ(grads.size(), 1u);
+    EXPECT_EQ(grads[0].node(), nullptr);
+  }
+}
+
+// The ops with bool inputs or outputs are never reached by a gradient
+// (Cast from bool stops it first), so their declaration is checked in
+// the registry: registered, with a null function.
+TEST(MathGradRegistryTest, NonDifferentiableMathOpsAreDeclared) {
+  for (const char* op :
+       {"Equal",        "NotEqual",   "Less",       "LessEqual",  "Greater",
+        "GreaterEqual", "LogicalAnd", "LogicalOr",  "LogicalNot", "IsNan",
+        "IsInf",        "IsFinite",   "ArgMax",     "ArgMin",     "Bucketize",
+        "Range",        "LinSpace",   "All",        "Any",        "Invert",
+        "BitwiseAnd",   "BitwiseOr",  "BitwiseXor", "LeftShift",  "RightShift",
+        "Sign",         "Floor",      "Ceil",       "Round",      "Rint",
+        "FloorDiv",     "TruncateDiv"}) {
+    SCOPED_TRACE(op);
+    ops::GradFunc fn = nullptr;
+    MF_EXPECT_OK(ops::GradOpRegistry::Global()->Lookup(op, &fn));
+    EXPECT_EQ(fn, nullptr);
+  }
+  // And every differentiable op of this file has a function.
+  for (const char* op : {"Abs",           "Rsqrt",
+                         "Reciprocal",    "Sin",
+                         "Cos",           "Tan",
+                         "Asin",          "Acos",
+                         "Atan",          "Sinh",
+                         "Cosh",          "Asinh",
+                         "Acosh",         "Atanh",
+                         "Log1p",         "Expm1",
+                         "Erf",           "Erfc",
+                         "Pow",           "Maximum",
+                         "Minimum",       "SquaredDifference",
+                         "FloorMod",      "Xlogy",
+                         "Xdivy",         "DivNoNan",
+                         "MulNoNan",      "Atan2",
+                         "Select",        "SelectV2",
+                         "AddN",          "ClipByValue",
+                         "BatchMatMul",   "BatchMatMulV2",
+                         "BatchMatMulV3", "Einsum"}) {
+    SCOPED_TRACE(op);
+    ops::GradFunc fn = nullptr;
+    MF_EXPECT_OK(ops::GradOpRegistry::Global()->Lookup(op, &fn));
+    EXPECT_NE(fn, nullptr);
+  }
+}
+
+TEST(MathGradErrorTest, ComplexGradientsAreUnimplemented) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_COMPLEX64);
+  std::vector<Output> grads;
+  EXPECT_THAT(AddSymbolicGradients(root, {ops::Sin(root, x)}, {x}, &grads),
+              testing::StatusIs(absl::StatusCode::kUnimplemented,
+                                ::testing::HasSubstr("The gradient of op Sin "
+                                                     "is implemented for real "
+                                                     "types only")));
+}
+
+TEST(MathGradErrorTest, BatchMatMulV3OfMixedTypesIsUnimplemented) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT);
+  auto y = ops::Placeholder(root, DT_DOUBLE);
+  auto z = ops::BatchMatMulV3(root, x, y, DT_DOUBLE);
+  std::vector<Output> grads;
+  EXPECT_THAT(AddSymbolicGradients(root, {z.output}, {x}, &grads),
+              testing::StatusIs(
+                  absl::StatusCode::kUnimplemented,
+                  ::testing::HasSubstr("The gradient of BatchMatMulV3 needs "
+                                       "inputs of its output type double, but "
+                                       "got float and double")));
 }
 
 TYPED_TEST(MathGradTest, MatMulEveryTranspose) {
