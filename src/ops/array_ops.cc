@@ -1381,8 +1381,10 @@ REGISTER_OP("MirrorPadGrad")
     .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
     .SetShapeFn(MirrorPadGradShape)
     .Doc(R"doc(
-The gradient of MirrorPad: each padded element's value added back to the
-element it mirrors.
+The gradient of MirrorPad: each padded element added back to its mirror.
+
+Element i of the output sums every element of input that MirrorPad copied
+from element i of its own input.
 
 input: The gradient of the padded tensor.
 paddings: The forward op's [rank, 2] paddings.

@@ -264,7 +264,10 @@ Status GatherV2Grad(const Scope& scope, const Operation& op,
   auto values_shape =
       ConcatV2(scope, {outer_shape.output, Const(scope, {-1}), inner_shape}, 0);
   auto values = Reshape(scope, grad_inputs[0], values_shape);
-  auto flat_indices = Reshape(scope, op.input(1), {-1});
+  // UnsortedSegmentSum's kernels take int32 and int64 ids.
+  Output indices = op.input(1);
+  if (indices.type() == DT_INT16) indices = Cast(scope, indices, DT_INT32);
+  auto flat_indices = Reshape(scope, indices, {-1});
   auto perm = ConcatV2(scope,
                        {axis_vec.output, Range(scope, 0, axis_nn, 1).output,
                         Range(scope, next, rank, 1).output},
