@@ -1,12 +1,14 @@
 // Pad, PadV2 (a constant border) and MirrorPad (a REFLECT or SYMMETRIC
 // border). All three walk the output row by row: a row is either all
-// border, or border + one input row + border.
+// border, or border + one input row + border. MirrorPadGrad, MirrorPad's
+// gradient, adds each padded element back onto the one it mirrors.
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "minflow/core/types.h"
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
@@ -144,6 +146,13 @@ E ZeroValue() {
   }
 }
 
+// Entry i of an int32 or int64 paddings matrix.
+int64_t ReadPadding(const Tensor& t, int64_t i) {
+  return t.dtype() == DT_INT32
+             ? static_cast<int64_t>(t.base<const int32_t>()[i])
+             : t.base<const int64_t>()[i];
+}
+
 class PadOpBase : public OpKernel {
  public:
   PadOpBase(OpKernelConstruction* ctx, PadMode mode)
@@ -241,12 +250,6 @@ class PadOpBase : public OpKernel {
   }
 
  private:
-  static int64_t ReadPadding(const Tensor& t, int64_t i) {
-    return t.dtype() == DT_INT32
-               ? static_cast<int64_t>(t.base<const int32_t>()[i])
-               : t.base<const int64_t>()[i];
-  }
-
   const PadMode mode_;
 };
 
@@ -279,6 +282,104 @@ class MirrorPadOp : public PadOpBase {
   explicit MirrorPadOp(OpKernelConstruction* ctx)
       : PadOpBase(ctx, ParseMirrorMode(ctx)) {}
 };
+
+// MirrorPadGrad(grad, paddings; mode): the output has the forward input's
+// shape, grad's dims less both paddings; element i of it sums every element
+// of grad that MirrorPad copied from i.
+template <typename T>
+class MirrorPadGradOp : public OpKernel {
+ public:
+  explicit MirrorPadGradOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), mode_(ParseMirrorMode(ctx)) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grad = ctx->input(0);
+    const Tensor& paddings = ctx->input(1);
+    const int rank = grad.dims();
+    OP_REQUIRES(
+        ctx,
+        TensorShapeUtils::IsMatrix(paddings.shape()) &&
+            paddings.dim_size(1) == 2 && paddings.dim_size(0) == rank,
+        errors::InvalidArgument("MirrorPadGrad: paddings must be a [", rank,
+                                ", 2] matrix for an input of rank ", rank,
+                                ", but got ", paddings.shape().DebugString()));
+    absl::InlinedVector<PadDim, 8> pad_dims(rank);
+    absl::InlinedVector<int64_t, 8> out_dims(rank);
+    for (int d = 0; d < rank; ++d) {
+      const int64_t before = ReadPadding(paddings, 2 * d);
+      const int64_t after = ReadPadding(paddings, 2 * d + 1);
+      OP_REQUIRES(ctx, before >= 0 && after >= 0,
+                  errors::InvalidArgument(
+                      "MirrorPadGrad: paddings must be non-negative, but got ",
+                      before, ", ", after, " in dimension ", d));
+      const int64_t padded = grad.dim_size(d);
+      // before + after cannot overflow: each is at most padded here.
+      OP_REQUIRES(
+          ctx, before <= padded && after <= padded - before,
+          errors::InvalidArgument(
+              "MirrorPadGrad: paddings must add up to at most the "
+              "input's size, but got ",
+              before, " + ", after, " for size ", padded, " in dimension ", d));
+      const int64_t size = padded - before - after;
+      const int64_t slack = mode_ == PadMode::kReflect ? 0 : 1;
+      OP_REQUIRES(
+          ctx, before < size + slack && after < size + slack,
+          errors::InvalidArgument(
+              "MirrorPadGrad: paddings must be ",
+              mode_ == PadMode::kReflect ? "less than" : "no greater than",
+              " the output's size, but got ", before, ", ", after, " for size ",
+              size, " in dimension ", d));
+      pad_dims[d] = {size, before, after};
+      out_dims[d] = size;
+    }
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(0, TensorShape(out_dims), &output));
+    T* out = output->base<T>();
+    std::fill(out, out + output->NumElements(), T(0));
+    const T* in = grad.base<const T>();
+    if (grad.NumElements() == 0) return;
+    if (rank == 0) {
+      out[0] = in[0];
+      return;
+    }
+    // Per dim, the output index each grad index adds to (with the output's
+    // stride folded in); rows of the last dim are walked with an odometer.
+    const auto out_strides = DenseStrides(out_dims);
+    std::vector<std::vector<int64_t>> maps(rank);
+    for (int d = 0; d < rank; ++d) {
+      maps[d].resize(pad_dims[d].out());
+      for (int64_t o = 0; o < pad_dims[d].out(); ++o) {
+        maps[d][o] = SourceIndex(pad_dims[d], mode_, o) * out_strides[d];
+      }
+    }
+    const int64_t row = grad.dim_size(rank - 1);
+    const int64_t rows = grad.NumElements() / row;
+    const std::vector<int64_t>& last = maps[rank - 1];
+    absl::InlinedVector<int64_t, 8> idx(rank, 0);
+    for (int64_t r = 0; r < rows; ++r, in += row) {
+      int64_t base = 0;
+      for (int d = 0; d < rank - 1; ++d) base += maps[d][idx[d]];
+      for (int64_t k = 0; k < row; ++k) out[base + last[k]] += in[k];
+      for (int d = rank - 2; d >= 0; --d) {
+        if (++idx[d] < grad.dim_size(d)) break;
+        idx[d] = 0;
+      }
+    }
+  }
+
+ private:
+  const PadMode mode_;
+};
+
+#define REGISTER_CPU(T)                                \
+  REGISTER_KERNEL_BUILDER(Name("MirrorPadGrad")        \
+                              .Device(DEVICE_CPU)      \
+                              .TypeConstraint<T>("T")  \
+                              .HostMemory("paddings"), \
+                          MirrorPadGradOp<T>);
+TF_CALL_NUMBER_TYPES(REGISTER_CPU)
+#undef REGISTER_CPU
 
 #define REGISTER_CPU(T)                                       \
   REGISTER_KERNEL_BUILDER(Name("Pad")                         \

@@ -1263,4 +1263,133 @@ seq_dim: The axis that is reversed.
 batch_dim: The axis that indexes the sequences.
 )doc");
 
+// ---- Gradient helpers: ConcatOffset, StridedSliceGrad, MirrorPadGrad ----
+// The ops the array gradients (src/cc/gradients/array_grad.cc) build.
+
+namespace {
+
+// Offset i has the shape of shape i: each a vector of the same length.
+Status ConcatOffsetShape(InferenceContext* c) {
+  ShapeHandle unused;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, &unused));
+  ShapeHandle first;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &first));
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    ShapeHandle s;
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &s));
+    MF_RETURN_IF_ERROR(c->Merge(first, s, &first));
+  }
+  for (int i = 1; i < c->num_inputs(); ++i) c->set_output(i - 1, first);
+  return OkStatus();
+}
+
+// The output is the forward input's shape, read from input 0.
+Status StridedSliceGradShape(InferenceContext* c) {
+  ShapeHandle out;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
+  c->set_output(0, out);
+  return OkStatus();
+}
+
+// The padded input's rank; each dim is the padded one less both paddings
+// when the paddings are known.
+Status MirrorPadGradShape(InferenceContext* c) {
+  ShapeHandle paddings;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 2, &paddings));
+  DimensionHandle unused;
+  MF_RETURN_IF_ERROR(c->WithValue(c->Dim(paddings, 1), 2, &unused));
+  ShapeHandle input = c->input(0);
+  const DimensionHandle n_dim = c->Dim(paddings, 0);
+  if (c->ValueKnown(n_dim)) {
+    MF_RETURN_IF_ERROR(c->WithRank(input, c->Value(n_dim), &input));
+  }
+  const Tensor* paddings_t = c->input_tensor(1);
+  if (paddings_t == nullptr || !c->RankKnown(input)) {
+    c->set_output(0, c->RankKnown(input) ? c->UnknownShapeOfRank(c->Rank(input))
+                                         : c->UnknownShape());
+    return OkStatus();
+  }
+  std::vector<int64_t> pads;
+  MF_RETURN_IF_ERROR(GetIntValues(*paddings_t, "paddings", &pads));
+  std::vector<DimensionHandle> dims(c->Rank(input));
+  for (int i = 0; i < c->Rank(input); ++i) {
+    const int64_t before = pads[2 * i];
+    const int64_t after = pads[2 * i + 1];
+    if (before < 0 || after < 0) {
+      return errors::InvalidArgument("Paddings must be non-negative, but got ",
+                                     before, ", ", after);
+    }
+    MF_RETURN_IF_ERROR(c->Subtract(c->Dim(input, i), before, &dims[i]));
+    MF_RETURN_IF_ERROR(c->Subtract(dims[i], after, &dims[i]));
+  }
+  c->set_output(0, c->MakeShape(dims));
+  return OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("ConcatOffset")
+    .Input("concat_dim: int32")
+    .Input("shape: N * shape_type")
+    .Output("offset: N * shape_type")
+    .Attr("N: int >= 2")
+    .Attr("shape_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(ConcatOffsetShape)
+    .Doc(R"doc(
+Where each of N concatenated tensors starts in their concatenation.
+
+Offset i is zero except along concat_dim, where it is the sum of the sizes
+of shapes 0 .. i-1 there. ConcatV2's gradient slices with these.
+
+concat_dim: A scalar axis; negative counts from the end.
+shape: The shapes of the concatenated tensors: vectors of one length that
+  agree in every entry but concat_dim.
+offset: One vector per shape, the index of its first element.
+)doc");
+
+REGISTER_OP("StridedSliceGrad")
+    .Input("shape: Index")
+    .Input("begin: Index")
+    .Input("end: Index")
+    .Input("strides: Index")
+    .Input("dy: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Index: {int32, int64}")
+    .Attr("begin_mask: int = 0")
+    .Attr("end_mask: int = 0")
+    .Attr("ellipsis_mask: int = 0")
+    .Attr("new_axis_mask: int = 0")
+    .Attr("shrink_axis_mask: int = 0")
+    .SetShapeFn(StridedSliceGradShape)
+    .Doc(R"doc(
+The gradient of StridedSlice: dy placed where the slice came from.
+
+The output has the forward input's shape, zero everywhere the slice did not
+read. Begin, end, strides and the masks are the forward op's.
+
+shape: The forward input's shape, a vector.
+dy: The gradient of the slice, in the forward output's shape.
+)doc");
+
+REGISTER_OP("MirrorPadGrad")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+    .SetShapeFn(MirrorPadGradShape)
+    .Doc(R"doc(
+The gradient of MirrorPad: each padded element added back to its mirror.
+
+Element i of the output sums every element of input that MirrorPad copied
+from element i of its own input.
+
+input: The gradient of the padded tensor.
+paddings: The forward op's [rank, 2] paddings.
+mode: The forward op's mode.
+output: In the shape of the forward input.
+)doc");
+
 }  // namespace minflow

@@ -1,4 +1,6 @@
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -260,6 +262,85 @@ TEST_F(PackOpTest, RejectsOutOfRangeAxis) {
     AddInputTensor(test::MakeTestTensor(DT_FLOAT, TensorShape({2, 3})));
     ExpectInvalid("axis = " + std::to_string(axis) + " not in [-3, 3)");
   }
+}
+
+// ConcatOffset(concat_dim, shapes...): where each input starts.
+class ConcatOffsetOpTest : public test::ArrayOpTest {
+ protected:
+  template <typename T>
+  void Make(int32_t concat_dim, const std::vector<std::vector<T>>& shapes) {
+    MakeNode("ConcatOffset")
+        .Input(DT_INT32)
+        .Input(static_cast<int>(shapes.size()), DataTypeToEnum<T>::v());
+    MF_ASSERT_OK(MakeOp());
+    AddInputFromArray<int32_t>(TensorShape({}), {concat_dim});
+    for (const auto& shape : shapes) {
+      AddInputFromArray<T>(TensorShape({static_cast<int64_t>(shape.size())}),
+                           shape);
+    }
+  }
+};
+
+TEST_F(ConcatOffsetOpTest, OffsetsAlongTheAxis) {
+  Make<int32_t>(1, {{2, 3, 5}, {2, 1, 5}, {2, 4, 5}});
+  RunAndCheckShapes();
+  test::ExpectTensorEqual<int32_t>(*GetOutput(0),
+                                   test::AsTensor<int32_t>({0, 0, 0}));
+  test::ExpectTensorEqual<int32_t>(*GetOutput(1),
+                                   test::AsTensor<int32_t>({0, 3, 0}));
+  test::ExpectTensorEqual<int32_t>(*GetOutput(2),
+                                   test::AsTensor<int32_t>({0, 4, 0}));
+}
+
+TEST_F(ConcatOffsetOpTest, NegativeAxisAndInt64) {
+  Make<int64_t>(-2, {{int64_t{1} << 33, 2}, {7, 2}});
+  RunAndCheckShapes();
+  test::ExpectTensorEqual<int64_t>(*GetOutput(0),
+                                   test::AsTensor<int64_t>({0, 0}));
+  test::ExpectTensorEqual<int64_t>(
+      *GetOutput(1), test::AsTensor<int64_t>({int64_t{1} << 33, 0}));
+}
+
+TEST_F(ConcatOffsetOpTest, RejectsABadConcatDim) {
+  MakeNode("ConcatOffset").Input(DT_INT32).Input(2, DT_INT32);
+  MF_ASSERT_OK(MakeOp());
+  AddInputFromArray<int32_t>(TensorShape({1}), {0});
+  AddInputFromArray<int32_t>(TensorShape({1}), {1});
+  AddInputFromArray<int32_t>(TensorShape({1}), {1});
+  ExpectInvalid("ConcatOffset: concat_dim must be a scalar, but got shape [1]");
+  for (int32_t axis : {2, -3}) {
+    Make<int32_t>(axis, {{1, 2}, {1, 2}});
+    ExpectInvalid("ConcatOffset: concat_dim must be in [-2, 2), but got " +
+                  std::to_string(axis));
+  }
+}
+
+TEST_F(ConcatOffsetOpTest, RejectsMismatchedShapes) {
+  Make<int32_t>(0, {{1, 2}, {3, 4}});
+  ExpectInvalid(
+      "ConcatOffset: shape 1 must match shape 0 in dimension 1, but got 4 and "
+      "2");
+  Make<int32_t>(0, {{1, 2}, {3, 2, 1}});
+  ExpectInvalid(
+      "ConcatOffset: shape 1 must be a vector of 2 elements, but got shape "
+      "[3]");
+  Make<int32_t>(1, {{1, -2}, {1, 2}});
+  ExpectInvalid(
+      "ConcatOffset: shape 0 must not be negative, but got -2 in dimension 1");
+}
+
+TEST_F(ConcatOffsetOpTest, RejectsANonVectorFirstShape) {
+  MakeNode("ConcatOffset").Input(DT_INT32).Input(2, DT_INT32);
+  MF_ASSERT_OK(MakeOp());
+  AddInputFromArray<int32_t>(TensorShape({}), {0});
+  AddInputFromArray<int32_t>(TensorShape({}), {1});
+  AddInputFromArray<int32_t>(TensorShape({}), {1});
+  ExpectInvalid("ConcatOffset: shape 0 must be a vector, but got shape []");
+}
+
+TEST_F(ConcatOffsetOpTest, RejectsAnOverflowingOffset) {
+  Make<int32_t>(0, {{std::numeric_limits<int32_t>::max()}, {1}, {1}});
+  ExpectInvalid("ConcatOffset: the concatenated size overflows int32");
 }
 
 }  // namespace

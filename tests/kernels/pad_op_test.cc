@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -198,6 +199,109 @@ TEST_F(PadOpTest, MirrorPadRejectsPaddingsPastTheEdge) {
   ExpectInvalid(
       "paddings must be no greater than the dimension size: 0, 3 greater "
       "than 2");
+}
+
+// MirrorPadGrad(grad, paddings): element i of the result adds up every
+// element of grad that MirrorPad copied from i (MapIndex above).
+class MirrorPadGradOpTest : public PadOpTest {
+ protected:
+  template <typename T>
+  void CheckGrad(Mode mode, const TensorShape& padded,
+                 const std::vector<int64_t>& pads, DataType tpad = DT_INT32) {
+    SCOPED_TRACE(::testing::Message() << padded.DebugString() << " pads "
+                                      << ::testing::PrintToString(pads)
+                                      << " mode " << static_cast<int>(mode));
+    const DataType dtype = DataTypeToEnum<T>::v();
+    MakeNode("MirrorPadGrad")
+        .Input(dtype)
+        .Input(tpad)
+        .Attr("mode", mode == Mode::kReflect ? "REFLECT" : "SYMMETRIC");
+    MF_ASSERT_OK(MakeOp());
+    const Tensor grad = test::MakeTestTensor(dtype, padded);
+    AddInputTensor(grad);
+    AddPaddings(pads, tpad);
+    RunAndCheckShapes();
+
+    std::vector<int64_t> out_dims;
+    for (int d = 0; d < padded.dims(); ++d) {
+      out_dims.push_back(padded.dim_size(d) - pads[2 * d] - pads[2 * d + 1]);
+    }
+    const TensorShape out(out_dims);
+    const auto strides = test::Strides(out);
+    Tensor expected(dtype, out);
+    T* e = expected.base<T>();
+    std::fill(e, e + out.num_elements(), T(0));
+    for (int64_t g = 0; g < padded.num_elements(); ++g) {
+      const auto idx = test::Unravel(g, padded);
+      int64_t dst = 0;
+      for (int d = 0; d < padded.dims(); ++d) {
+        dst +=
+            MapIndex(idx[d], out.dim_size(d), pads[2 * d], mode) * strides[d];
+      }
+      e[dst] += grad.base<const T>()[g];
+    }
+    test::ExpectEqual(*GetOutput(0), expected);
+  }
+
+  void MakeGrad(const TensorShape& padded, const std::vector<int64_t>& pads,
+                const std::string& mode) {
+    MakeNode("MirrorPadGrad")
+        .Input(DT_FLOAT)
+        .Input(DT_INT32)
+        .Attr("mode", mode);
+    MF_ASSERT_OK(MakeOp());
+    AddInputTensor(test::MakeTestTensor(DT_FLOAT, padded));
+    AddPaddings(pads, DT_INT32);
+  }
+};
+
+TEST_F(MirrorPadGradOpTest, ReflectAndSymmetric) {
+  for (Mode mode : {Mode::kReflect, Mode::kSymmetric}) {
+    CheckGrad<float>(mode, TensorShape({7}), {2, 2});
+    CheckGrad<double>(mode, TensorShape({6, 7}), {2, 1, 0, 3}, DT_INT64);
+    CheckGrad<int32_t>(mode, TensorShape({4, 5, 4}), {1, 1, 2, 0, 1, 1});
+  }
+  // SYMMETRIC pads as much as the whole dimension.
+  CheckGrad<float>(Mode::kSymmetric, TensorShape({6, 3}), {2, 2, 1, 1});
+}
+
+TEST_F(MirrorPadGradOpTest, ScalarEmptyAndUnpadded) {
+  CheckGrad<float>(Mode::kReflect, TensorShape({}), {});
+  CheckGrad<float>(Mode::kSymmetric, TensorShape({0, 4}), {0, 0, 1, 1});
+  CheckGrad<float>(Mode::kSymmetric, TensorShape({3, 2}), {0, 0, 0, 0});
+}
+
+TEST_F(MirrorPadGradOpTest, RejectsBadPaddingsShape) {
+  MakeGrad(TensorShape({4, 4}), {1, 1}, "REFLECT");
+  ExpectInvalid(
+      "MirrorPadGrad: paddings must be a [2, 2] matrix for an input of rank "
+      "2, but got [1,2]");
+}
+
+TEST_F(MirrorPadGradOpTest, RejectsNegativePaddings) {
+  MakeGrad(TensorShape({4, 4}), {0, 0, -1, 1}, "REFLECT");
+  ExpectInvalid(
+      "MirrorPadGrad: paddings must be non-negative, but got -1, 1 in "
+      "dimension 1");
+}
+
+TEST_F(MirrorPadGradOpTest, RejectsPaddingsLargerThanTheInput) {
+  MakeGrad(TensorShape({4, 4}), {3, 2, 0, 0}, "SYMMETRIC");
+  ExpectInvalid(
+      "MirrorPadGrad: paddings must add up to at most the input's size, but "
+      "got 3 + 2 for size 4 in dimension 0");
+}
+
+TEST_F(MirrorPadGradOpTest, RejectsPaddingsPastTheMirroredEdge) {
+  // 5 = 2 + 1 + 2: REFLECT needs pads < 1.
+  MakeGrad(TensorShape({5}), {2, 2}, "REFLECT");
+  ExpectInvalid(
+      "MirrorPadGrad: paddings must be less than the output's size, but got "
+      "2, 2 for size 1 in dimension 0");
+  MakeGrad(TensorShape({5}), {3, 1}, "SYMMETRIC");
+  ExpectInvalid(
+      "MirrorPadGrad: paddings must be no greater than the output's size, but "
+      "got 3, 1 for size 1 in dimension 0");
 }
 
 }  // namespace

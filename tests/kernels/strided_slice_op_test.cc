@@ -364,5 +364,155 @@ TEST_F(StridedSliceOpTest, RejectsMoreIndicesThanDims) {
   ExpectInvalid("Index out of range using input dim 2; input has only 2 dims");
 }
 
+// StridedSliceGrad against the same reference: zeros of the input's shape
+// with dy[j] at the element the slice read for output j.
+class StridedSliceGradOpTest : public test::ArrayOpTest {
+ protected:
+  template <typename I>
+  void AddIndex(const std::vector<int64_t>& v) {
+    AddInputFromArray<I>(TensorShape({static_cast<int64_t>(v.size())}),
+                         std::vector<I>(v.begin(), v.end()));
+  }
+
+  void Make(DataType dtype, const std::vector<int64_t>& shape,
+            const TensorShape& dy, const Spec& spec,
+            DataType index = DT_INT32) {
+    MakeNode("StridedSliceGrad")
+        .Input(index)
+        .Input(index)
+        .Input(index)
+        .Input(index)
+        .Input(dtype)
+        .Attr("begin_mask", spec.begin_mask)
+        .Attr("end_mask", spec.end_mask)
+        .Attr("ellipsis_mask", spec.ellipsis_mask)
+        .Attr("new_axis_mask", spec.new_axis_mask)
+        .Attr("shrink_axis_mask", spec.shrink_axis_mask);
+    MF_ASSERT_OK(MakeOp());
+    for (const auto* v : {&shape, &spec.begin, &spec.end, &spec.strides}) {
+      if (index == DT_INT32) {
+        AddIndex<int32_t>(*v);
+      } else {
+        AddIndex<int64_t>(*v);
+      }
+    }
+    AddInputTensor(test::MakeTestTensor(dtype, dy, 1));
+  }
+
+  void Check(DataType dtype, const TensorShape& in, const Spec& spec,
+             DataType index = DT_INT32) {
+    SCOPED_TRACE(DataTypeString(dtype) + " " + in.DebugString() + " " +
+                 SpecString(spec));
+    TensorShape out;
+    std::vector<int64_t> src;
+    const bool valid = ReferenceStridedSlice(in, spec, &out, &src);
+    const auto dims = in.dim_sizes();
+    Make(dtype, std::vector<int64_t>(dims.begin(), dims.end()),
+         valid ? out : TensorShape({1}), spec, index);
+    if (!valid) {
+      ExpectRunError(absl::StatusCode::kInvalidArgument, "");
+      return;
+    }
+    RunAndCheckShapes();
+    // Element e of the result reads dy[j] where src[j] == e, else zero.
+    std::vector<int64_t> from(in.num_elements(), -1);
+    for (size_t j = 0; j < src.size(); ++j) {
+      EXPECT_EQ(from[src[j]], -1) << "element " << src[j] << " read twice";
+      from[src[j]] = static_cast<int64_t>(j);
+    }
+    Tensor zero(dtype, TensorShape({}));
+    VisitDataType(dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      zero.base<T>()[0] = T();
+    });
+    test::ExpectEqual(*GetOutput(0),
+                      test::GatherReference(GetInput(4), in, from, &zero));
+  }
+};
+
+TEST_F(StridedSliceGradOpTest, EveryElementSizeAndIndexType) {
+  Spec s = Range({3, 0, 1}, {0, 0, 0}, {-2, 2, 1});
+  s.end_mask = 6;
+  for (DataType dtype : test::MovementTypes()) {
+    Check(dtype, TensorShape({4, 5, 3}), s);
+  }
+  Check(DT_DOUBLE, TensorShape({4, 5, 3}), s, DT_INT64);
+}
+
+TEST_F(StridedSliceGradOpTest, MasksShrinkAndEmpty) {
+  Spec s = Range({0, 1, 0, 0}, {0, 2, 0, 2}, {1, 1, 1, 1});
+  s.new_axis_mask = 1;
+  s.shrink_axis_mask = 2;
+  s.ellipsis_mask = 4;
+  s.begin_mask = 8;
+  Check(DT_FLOAT, TensorShape({3, 2, 4}), s);
+  Check(DT_FLOAT, TensorShape({3, 4}), Range({2}, {1}, {1}));  // empty dy
+  Check(DT_FLOAT, TensorShape({0, 4}), Range({0}, {2}, {1}));  // empty input
+  Check(DT_FLOAT, TensorShape({}), Range({}, {}, {}));         // scalar
+}
+
+TEST_F(StridedSliceGradOpTest, MatchesTheReferenceOnRandomSpecs) {
+  std::mt19937 rng(4321);
+  auto pick = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  for (int iter = 0; iter < 300; ++iter) {
+    const int rank = pick(0, 4);
+    std::vector<int64_t> dims;
+    for (int d = 0; d < rank; ++d) dims.push_back(pick(0, 5));
+    const int n = pick(0, rank);
+    Spec s;
+    for (int i = 0; i < n; ++i) {
+      s.begin.push_back(pick(-7, 7));
+      s.end.push_back(pick(-7, 7));
+      int st = pick(-3, 3);
+      if (st == 0) st = 1;
+      s.strides.push_back(st);
+    }
+    const int32_t all = (1 << n) - 1;
+    s.begin_mask = pick(0, all);
+    s.end_mask = pick(0, all);
+    s.new_axis_mask = pick(0, 3) == 0 ? pick(0, all) : 0;
+    s.shrink_axis_mask = pick(0, 2) == 0 ? pick(0, all) : 0;
+    s.ellipsis_mask = n > 0 && pick(0, 2) == 0 ? (1 << pick(0, n - 1)) : 0;
+    Check(DT_INT32, TensorShape(dims), s);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_F(StridedSliceGradOpTest, RejectsDyOfTheWrongShape) {
+  Make(DT_FLOAT, {4, 3}, TensorShape({2, 2}), Range({0}, {2}, {1}));
+  ExpectInvalid("shape of dy was [2,2] instead of [2,3]");
+}
+
+TEST_F(StridedSliceGradOpTest, RejectsABadShapeInput) {
+  MakeNode("StridedSliceGrad")
+      .Input(DT_INT32)
+      .Input(DT_INT32)
+      .Input(DT_INT32)
+      .Input(DT_INT32)
+      .Input(DT_FLOAT);
+  MF_ASSERT_OK(MakeOp());
+  AddInputFromArray<int32_t>(TensorShape({1, 1}), {3});
+  AddIndex<int32_t>({0});
+  AddIndex<int32_t>({1});
+  AddIndex<int32_t>({1});
+  AddInputTensor(test::MakeTestTensor(DT_FLOAT, TensorShape({1})));
+  ExpectInvalid(
+      "StridedSliceGrad: shape must be a vector, but got shape [1,1]");
+  Make(DT_FLOAT, {3, -2}, TensorShape({1}), Range({0}, {1}, {1}));
+  ExpectInvalid(
+      "StridedSliceGrad: shape must not be negative, but got -2 in dimension "
+      "1");
+}
+
+// The forward's validation, shared: its messages come through.
+TEST_F(StridedSliceGradOpTest, RejectsWhatTheForwardRejects) {
+  Make(DT_FLOAT, {3, 3}, TensorShape({1}), Range({0, 0}, {1, 1}, {1, 0}));
+  ExpectInvalid("strides[1] must be non-zero");
+  Make(DT_FLOAT, {3, 3}, TensorShape({1}), Range({0, 0}, {1}, {1, 1}));
+  ExpectInvalid("Expected begin, end, and strides to be 1D equal size tensors");
+}
+
 }  // namespace
 }  // namespace minflow

@@ -535,5 +535,39 @@ TEST(ArrayOpsTest, ReverseSequence) {
   INFER_ERROR("batch_dim must be >=0, got -1", op, "[2,5];[2]");
 }
 
+// ---- ConcatOffset, StridedSliceGrad, MirrorPadGrad (the gradients' helpers)
+
+TEST(ArrayOpsTest, ConcatOffset) {
+  ShapeInferenceTestOp op("ConcatOffset");
+  INFER_OK(op, "[];[3];[3]", "in1;in1");
+  INFER_OK(op, "[];[?];[3];[?]", "in2;in2;in2");
+  INFER_ERROR("Shape must be rank 0 but is rank 1", op, "[1];[3];[3]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[];[3];[3,1]");
+  INFER_ERROR("Dimension 0 in both shapes must be equal, but are 3 and 2", op,
+              "[];[3];[2]");
+}
+
+TEST(ArrayOpsTest, StridedSliceGrad) {
+  ShapeInferenceTestOp op("StridedSliceGrad");
+  INFER_OK(op, "[2];[1];[1];[1];[?]", "[?,?]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2,1];[1];[1];[1];?");
+  op.SetInputTensor(0, AsTensor<int32_t>({4, 3}));
+  INFER_OK(op, "[2];[1];[1];[1];[?]", "[4,3]");
+}
+
+TEST(ArrayOpsTest, MirrorPadGrad) {
+  ShapeInferenceTestOp op("MirrorPadGrad");
+  op.Attr("mode", "REFLECT");
+  INFER_OK(op, "[7,2];[2,2]", "[?,?]");
+  INFER_OK(op, "?;[?,2]", "?");
+  INFER_ERROR("Dimension must be 2 but is 3", op, "[7];[1,3]");
+  INFER_ERROR("Shape must be rank 2 but is rank 1", op, "[7];[2,2]");
+  op.SetInputTensor(1, AsTensor<int64_t>({2, 1, 0, 0}, TensorShape({2, 2})));
+  INFER_OK(op, "[7,2];[2,2]", "[4,d0_1]");
+  INFER_OK(op, "[?,2];[2,2]", "[?,d0_1]");
+  op.SetInputTensor(1, AsTensor<int32_t>({-1, 1}, TensorShape({1, 2})));
+  INFER_ERROR("Paddings must be non-negative, but got -1, 1", op, "[7];[1,2]");
+}
+
 }  // namespace
 }  // namespace minflow

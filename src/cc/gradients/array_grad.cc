@@ -1,14 +1,24 @@
-// Gradients of the array ops: Identity, Reshape, and the array ops without
-// gradient (Shape, Size, Rank, ZerosLike, OnesLike, StopGradient,
-// BroadcastGradientArgs).
+// Gradients of the array ops: the ops that only move values (reshapes,
+// transposes, concatenation and splitting, slicing, gathering, padding,
+// tiling, broadcasting), the pass-through ops (Identity and its kin, the
+// variables' reads), the guide's ZeroOut, and the integer and shape ops
+// declared without gradient. The formulas are TensorFlow's
+// (cc/gradients/array_grad.cc, python/ops/array_grad.py); gradients that TF
+// returns as IndexedSlices (GatherV2) are dense here.
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "minflow/cc/framework/grad_op_registry.h"
 #include "minflow/cc/ops/standard_ops.h"
+#include "minflow/framework/node_def_util.h"
+#include "minflow/graph/graph.h"
 
 namespace minflow {
 namespace ops {
 namespace {
+
+// ---- Pass-through: dx = dy ---------------------------------------------
 
 Status IdentityGrad(const Scope& scope, const Operation& op,
                     const std::vector<Output>& grad_inputs,
@@ -17,25 +27,375 @@ Status IdentityGrad(const Scope& scope, const Operation& op,
   return scope.status();
 }
 REGISTER_GRADIENT_OP("Identity", IdentityGrad);
+REGISTER_GRADIENT_OP("RefIdentity", IdentityGrad);
+REGISTER_GRADIENT_OP("Snapshot", IdentityGrad);
+REGISTER_GRADIENT_OP("PlaceholderWithDefault", IdentityGrad);
+REGISTER_GRADIENT_OP("EnsureShape", IdentityGrad);
+// The gradient of a read goes to the resource handle, as in TensorFlow,
+// where an optimiser picks it up. AddSymbolicGradients stops at resource
+// edges (Note [Symbolic gradients]), so today it is reached only by
+// differentiating with respect to the read's output.
+REGISTER_GRADIENT_OP("ReadVariableOp", IdentityGrad);
 
-// Back to the input's shape; the shape input has no gradient.
+Status IdentityNGrad(const Scope& scope, const Operation& op,
+                     const std::vector<Output>& grad_inputs,
+                     std::vector<Output>* grad_outputs) {
+  for (const Output& g : grad_inputs) {
+    grad_outputs->push_back(Identity(scope, g));
+  }
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("IdentityN", IdentityNGrad);
+
+// ---- Reshapes: back to the input's shape ---------------------------------
+
+// The second input (a shape or an axis) has no gradient.
 Status ReshapeGrad(const Scope& scope, const Operation& op,
                    const std::vector<Output>& grad_inputs,
                    std::vector<Output>* grad_outputs) {
   grad_outputs->push_back(
       Reshape(scope, grad_inputs[0], Shape(scope, op.input(0))));
-  grad_outputs->push_back(NoGradient());
+  if (op.num_inputs() == 2) grad_outputs->push_back(NoGradient());
   return scope.status();
 }
 REGISTER_GRADIENT_OP("Reshape", ReshapeGrad);
+REGISTER_GRADIENT_OP("ExpandDims", ReshapeGrad);
+REGISTER_GRADIENT_OP("Squeeze", ReshapeGrad);
+
+Status TransposeGrad(const Scope& scope, const Operation& op,
+                     const std::vector<Output>& grad_inputs,
+                     std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(
+      Transpose(scope, grad_inputs[0], InvertPermutation(scope, op.input(1))));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Transpose", TransposeGrad);
+
+Status ReverseV2Grad(const Scope& scope, const Operation& op,
+                     const std::vector<Output>& grad_inputs,
+                     std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(ReverseV2(scope, grad_inputs[0], op.input(1)));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("ReverseV2", ReverseV2Grad);
+
+// ---- Joining and splitting -----------------------------------------------
+
+// Value i gets the slice of dy that starts at ConcatOffset's offset i and
+// has value i's shape. ConcatOffset takes an int32 axis (negative allowed).
+Status ConcatV2Grad(const Scope& scope, const Operation& op,
+                    const std::vector<Output>& grad_inputs,
+                    std::vector<Output>* grad_outputs) {
+  const int n = op.num_inputs() - 1;
+  Output axis = op.input(n);
+  if (axis.type() != DT_INT32) axis = Cast(scope, axis, DT_INT32);
+  std::vector<Output> values;
+  for (int i = 0; i < n; ++i) values.push_back(op.input(i));
+  auto shapes = ShapeN(scope, values);
+  auto offsets = ConcatOffset(scope, axis, shapes.output);
+  for (int i = 0; i < n; ++i) {
+    grad_outputs->push_back(
+        Slice(scope, grad_inputs[0], offsets[i], shapes[i]));
+  }
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("ConcatV2", ConcatV2Grad);
+
+// The parts' gradients joined along the split axis (outputs that received
+// nothing come as zeros).
+Output JoinParts(const Scope& scope, const std::vector<Output>& parts,
+                 const Output& axis) {
+  if (parts.size() == 1) return Identity(scope, parts[0]);
+  return ConcatV2(scope, parts, axis);
+}
+
+Status SplitGrad(const Scope& scope, const Operation& op,
+                 const std::vector<Output>& grad_inputs,
+                 std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(JoinParts(scope, grad_inputs, op.input(0)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Split", SplitGrad);
+
+Status SplitVGrad(const Scope& scope, const Operation& op,
+                  const std::vector<Output>& grad_inputs,
+                  std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(JoinParts(scope, grad_inputs, op.input(2)));
+  grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("SplitV", SplitVGrad);
+
+Status PackGrad(const Scope& scope, const Operation& op,
+                const std::vector<Output>& grad_inputs,
+                std::vector<Output>* grad_outputs) {
+  int64_t axis;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "axis", &axis));
+  auto parts =
+      Unpack(scope, grad_inputs[0], op.num_inputs(), Unpack::Axis(axis));
+  for (const Output& part : parts.output) grad_outputs->push_back(part);
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Pack", PackGrad);
+
+Status UnpackGrad(const Scope& scope, const Operation& op,
+                  const std::vector<Output>& grad_inputs,
+                  std::vector<Output>* grad_outputs) {
+  int64_t axis;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "axis", &axis));
+  grad_outputs->push_back(Pack(scope, grad_inputs, Pack::Axis(axis)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Unpack", UnpackGrad);
+
+// ---- Slicing ---------------------------------------------------------------
+
+// dy padded back to the input's shape: begin before, and what the slice
+// left out after, in each dimension.
+Status SliceGrad(const Scope& scope, const Operation& op,
+                 const std::vector<Output>& grad_inputs,
+                 std::vector<Output>* grad_outputs) {
+  const Output input = op.input(0);
+  const Output begin = op.input(1);
+  const DataType index = op.input_type(1);
+  auto input_shape = Shape(scope, input, Shape::OutType(index));
+  auto slice_shape = Shape(scope, op.output(0), Shape::OutType(index));
+  auto column = Pack(scope, {Rank(scope, input).output, Const(scope, 1)});
+  auto before = Reshape(scope, begin, column);
+  auto after = Reshape(
+      scope, Sub(scope, Sub(scope, input_shape, slice_shape), begin), column);
+  auto paddings = ConcatV2(scope, {before.output, after.output}, 1);
+  grad_outputs->push_back(Pad(scope, grad_inputs[0], paddings));
+  grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Slice", SliceGrad);
+
+// The five masks of a StridedSlice or StridedSliceGrad node.
+template <typename Attrs>
+Status ReadSliceMasks(const Operation& op, Attrs* attrs) {
+  const NodeDef& def = op.node()->def();
+  int64_t begin, end, ellipsis, new_axis, shrink;
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "begin_mask", &begin));
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "end_mask", &end));
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "ellipsis_mask", &ellipsis));
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "new_axis_mask", &new_axis));
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "shrink_axis_mask", &shrink));
+  *attrs = attrs->BeginMask(begin)
+               .EndMask(end)
+               .EllipsisMask(ellipsis)
+               .NewAxisMask(new_axis)
+               .ShrinkAxisMask(shrink);
+  return OkStatus();
+}
+
+// StridedSliceGrad takes int32 or int64 indices; StridedSlice also int16.
+Output AsSliceIndex(const Scope& scope, const Output& x) {
+  return x.type() == DT_INT16 ? Cast(scope, x, DT_INT32) : x;
+}
+
+Status StridedSliceGradient(const Scope& scope, const Operation& op,
+                            const std::vector<Output>& grad_inputs,
+                            std::vector<Output>* grad_outputs) {
+  StridedSliceGrad::Attrs attrs;
+  MF_RETURN_IF_ERROR(ReadSliceMasks(op, &attrs));
+  const Output begin = AsSliceIndex(scope, op.input(1));
+  const Output end = AsSliceIndex(scope, op.input(2));
+  const Output strides = AsSliceIndex(scope, op.input(3));
+  auto shape = Shape(scope, op.input(0), Shape::OutType(begin.type()));
+  grad_outputs->push_back(StridedSliceGrad(scope, shape, begin, end, strides,
+                                           grad_inputs[0], attrs));
+  for (int i = 0; i < 3; ++i) grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("StridedSlice", StridedSliceGradient);
+
+// StridedSliceGrad is linear in dy; its adjoint is the slice itself.
+Status StridedSliceGradGradient(const Scope& scope, const Operation& op,
+                                const std::vector<Output>& grad_inputs,
+                                std::vector<Output>* grad_outputs) {
+  StridedSlice::Attrs attrs;
+  MF_RETURN_IF_ERROR(ReadSliceMasks(op, &attrs));
+  for (int i = 0; i < 4; ++i) grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(StridedSlice(scope, grad_inputs[0], op.input(1),
+                                       op.input(2), op.input(3), attrs));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("StridedSliceGrad", StridedSliceGradGradient);
+
+// ---- Gathering -------------------------------------------------------------
+
+// Note [Dense GatherV2 gradient]
+// TensorFlow returns the gradient of params as IndexedSlices; minflow has no
+// sparse gradients, so it is summed into a dense tensor. dy has shape
+// params[:axis] + indices + params[axis+1:]: it is reshaped to
+// params[:axis] + [n] + params[axis+1:] (n = size(indices)), the n axis is
+// moved to the front, UnsortedSegmentSum adds the rows that share an index
+// (repeated indices add up), and the result is moved back. Only
+// batch_dims = 0, as TensorFlow's C++ gradient.
+Status GatherV2Grad(const Scope& scope, const Operation& op,
+                    const std::vector<Output>& grad_inputs,
+                    std::vector<Output>* grad_outputs) {
+  int64_t batch_dims;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "batch_dims", &batch_dims));
+  if (batch_dims != 0) {
+    return errors::Unimplemented("The gradient of GatherV2 node '", op.name(),
+                                 "' needs batch_dims = 0, but got ",
+                                 batch_dims);
+  }
+  const Output params = op.input(0);
+  Output axis = op.input(2);
+  if (axis.type() != DT_INT32) axis = Cast(scope, axis, DT_INT32);
+  auto params_shape = Shape(scope, params);
+  auto rank = Rank(scope, params);
+  // A negative axis counts from the end; the kernel checked the range.
+  auto axis_nn = FloorMod(scope, axis, rank);
+  auto axis_vec = ExpandDims(scope, axis_nn, 0);
+  auto next = Add(scope, axis_nn, 1);
+  auto outer_shape = Slice(scope, params_shape, {0}, axis_vec);
+  auto inner_shape =
+      Slice(scope, params_shape, ExpandDims(scope, next, 0), {-1});
+  auto values_shape =
+      ConcatV2(scope, {outer_shape.output, Const(scope, {-1}), inner_shape}, 0);
+  auto values = Reshape(scope, grad_inputs[0], values_shape);
+  // UnsortedSegmentSum's kernels take int32 and int64 ids.
+  Output indices = op.input(1);
+  if (indices.type() == DT_INT16) indices = Cast(scope, indices, DT_INT32);
+  auto flat_indices = Reshape(scope, indices, {-1});
+  auto perm = ConcatV2(scope,
+                       {axis_vec.output, Range(scope, 0, axis_nn, 1).output,
+                        Range(scope, next, rank, 1).output},
+                       0);
+  auto sums =
+      UnsortedSegmentSum(scope, Transpose(scope, values, perm), flat_indices,
+                         GatherV2(scope, params_shape, axis_nn, 0));
+  grad_outputs->push_back(
+      Transpose(scope, sums, InvertPermutation(scope, perm)));
+  grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("GatherV2", GatherV2Grad);
+
+// ---- Padding, tiling, broadcasting ---------------------------------------
+
+// The unpadded middle of dy. PadV2's constant has no gradient, as in
+// TensorFlow.
+Status PadGrad(const Scope& scope, const Operation& op,
+               const std::vector<Output>& grad_inputs,
+               std::vector<Output>* grad_outputs) {
+  const Output input = op.input(0);
+  const Output paddings = op.input(1);
+  auto before = Reshape(scope, Slice(scope, paddings, {0, 0}, {-1, 1}), {-1});
+  auto size = Shape(scope, input, Shape::OutType(paddings.type()));
+  grad_outputs->push_back(Slice(scope, grad_inputs[0], before, size));
+  grad_outputs->push_back(NoGradient());
+  if (op.num_inputs() == 3) grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Pad", PadGrad);
+REGISTER_GRADIENT_OP("PadV2", PadGrad);
+
+Status MirrorPadGradient(const Scope& scope, const Operation& op,
+                         const std::vector<Output>& grad_inputs,
+                         std::vector<Output>* grad_outputs) {
+  std::string mode;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "mode", &mode));
+  grad_outputs->push_back(
+      MirrorPadGrad(scope, grad_inputs[0], op.input(1), mode));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("MirrorPad", MirrorPadGradient);
+
+// MirrorPadGrad is linear; its adjoint is MirrorPad.
+Status MirrorPadGradGradient(const Scope& scope, const Operation& op,
+                             const std::vector<Output>& grad_inputs,
+                             std::vector<Output>* grad_outputs) {
+  std::string mode;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "mode", &mode));
+  grad_outputs->push_back(MirrorPad(scope, grad_inputs[0], op.input(1), mode));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("MirrorPadGrad", MirrorPadGradGradient);
+
+// dy viewed as [m0, s0, m1, s1, ...] (multiples interleaved with the input's
+// dims) and summed over the multiples' axes 0, 2, 4, ...
+Status TileGrad(const Scope& scope, const Operation& op,
+                const std::vector<Output>& grad_inputs,
+                std::vector<Output>* grad_outputs) {
+  const Output multiples = op.input(1);
+  auto input_shape =
+      Shape(scope, op.input(0), Shape::OutType(multiples.type()));
+  auto split_shape = Reshape(
+      scope,
+      Transpose(scope, Pack(scope, {multiples, input_shape.output}), {1, 0}),
+      {-1});
+  auto axes = Range(scope, 0, Size(scope, split_shape), 2);
+  grad_outputs->push_back(
+      Sum(scope, Reshape(scope, grad_inputs[0], split_shape), axes));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Tile", TileGrad);
+
+// dy summed over the axes the input was broadcast along.
+Status BroadcastToGrad(const Scope& scope, const Operation& op,
+                       const std::vector<Output>& grad_inputs,
+                       std::vector<Output>* grad_outputs) {
+  const Output shape = op.input(1);
+  auto input_shape = Shape(scope, op.input(0), Shape::OutType(shape.type()));
+  auto axes = BroadcastGradientArgs(scope, input_shape, shape);
+  auto sum = Sum(scope, grad_inputs[0], axes.r0, Sum::KeepDims(true));
+  grad_outputs->push_back(Reshape(scope, sum, input_shape));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("BroadcastTo", BroadcastToGrad);
+
+// ---- The guide's ZeroOut ---------------------------------------------------
+
+// ZeroOut keeps element preserve_index and zeros the rest: the gradient is
+// zeros with dy's element preserve_index in its place, which is ZeroOut of
+// dy. (The guide's Python gradient builds the same tensor for index 0 with
+// sparse_to_dense.)
+Status ZeroOutGrad(const Scope& scope, const Operation& op,
+                   const std::vector<Output>& grad_inputs,
+                   std::vector<Output>* grad_outputs) {
+  int64_t preserve_index;
+  MF_RETURN_IF_ERROR(
+      GetNodeAttr(op.node()->def(), "preserve_index", &preserve_index));
+  grad_outputs->push_back(
+      ZeroOut(scope, grad_inputs[0], ZeroOut::PreserveIndex(preserve_index)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("ZeroOut", ZeroOutGrad);
+
+// ---- No gradient: integer and shape ops -----------------------------------
 
 REGISTER_NO_GRADIENT_OP("Shape");
+REGISTER_NO_GRADIENT_OP("ShapeN");
 REGISTER_NO_GRADIENT_OP("Size");
 REGISTER_NO_GRADIENT_OP("Rank");
 REGISTER_NO_GRADIENT_OP("ZerosLike");
 REGISTER_NO_GRADIENT_OP("OnesLike");
 REGISTER_NO_GRADIENT_OP("StopGradient");
 REGISTER_NO_GRADIENT_OP("BroadcastGradientArgs");
+REGISTER_NO_GRADIENT_OP("BroadcastArgs");
+REGISTER_NO_GRADIENT_OP("ConcatOffset");
+REGISTER_NO_GRADIENT_OP("InvertPermutation");
+REGISTER_NO_GRADIENT_OP("OneHot");
+REGISTER_NO_GRADIENT_OP("Where");
+// Unique's idx is an integer output; declared so, a y = Unique(x) on the
+// path stops the gradient instead of failing the whole call.
+REGISTER_NO_GRADIENT_OP("Unique");
 
 }  // namespace
 }  // namespace ops
