@@ -4,7 +4,8 @@
 // training_ops.cc), slot variables made as needed, and a train op that
 // groups the updates.
 //
-//   auto w = ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT, {});
+//   auto w = ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT,
+//                             TensorShape({}));
 //   auto loss = ops::Square(root, ops::Sub(root,
 //       ops::Mul(root, ops::ReadVariableOp(root, w, DT_FLOAT), x), y));
 //   AdamOptimizer adam(0.1);
