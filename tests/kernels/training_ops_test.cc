@@ -521,6 +521,37 @@ TEST(TrainingOpsTest, AVariableOfAnotherDtypeIsInvalid) {
                              HasSubstr("node update"))));
 }
 
+// Two handles of one variable that disagree on its dtype get past shape
+// inference; the kernel checks the variable it finds.
+TEST(TrainingOpsTest, AVariableFoundWithAnotherDtypeIsInvalid) {
+  Tf1GraphBuilder b;
+  for (const auto& [name, dtype] :
+       {std::pair<const char*, DataType>{"as_float", DT_FLOAT},
+        std::pair<const char*, DataType>{"as_double", DT_DOUBLE}}) {
+    NodeDef* v = b.Node(name, "VarHandleOp");
+    AddNodeAttr("dtype", dtype, v);
+    AddNodeAttr("shape", PartialTensorShape({1}), v);
+    AddNodeAttr("shared_name", "x", v);
+  }
+  b.Const("value", Values<float>({1}));
+  AddNodeAttr("dtype", DT_FLOAT,
+              b.Node("init", "AssignVariableOp", {"as_float", "value"}));
+  b.Const("alpha", Scalar<double>(1));
+  b.Const("delta", Values<double>({1}));
+  AddNodeAttr("T", DT_DOUBLE,
+              b.Node("update", "ResourceApplyGradientDescent",
+                     {"as_double", "alpha", "delta"}));
+  auto session = Session::Create(b.graph(), SessionOptions());
+  MF_ASSERT_OK(session.status());
+  std::vector<Tensor> out;
+  MF_ASSERT_OK((*session)->Run({}, {}, {"init"}, &out));
+  EXPECT_THAT((*session)->Run({}, {}, {"update"}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("var is a variable of float, but the "
+                                       "op's T is double"),
+                             HasSubstr("ResourceApplyGradientDescent"))));
+}
+
 // The kernels are float and double only.
 TEST(TrainingOpsTest, HalfHasNoKernel) {
   UpdateGraph g("ApplyGradientDescent", Form::kResource, DT_HALF, 1, 2);
