@@ -111,9 +111,9 @@ class LockedVariables {
   std::vector<absl::Mutex*> locked_;
 };
 
-// What every optimiser kernel shares: inputs [0, names_of_vars.size()) are
-// the variable and its slots, input `grad_index` the gradient, every other
-// input a scalar hyperparameter. Subclasses compute the update.
+// What every optimiser kernel shares: inputs [0, num_vars) are the variable
+// and its slots, input `grad_index` the gradient, every other input a scalar
+// hyperparameter. Subclasses compute the update.
 class TrainingOp : public OpKernel {
  public:
   TrainingOp(OpKernelConstruction* ctx, std::vector<const char*> input_names,
