@@ -148,12 +148,15 @@ class MaxPoolGradOp : public OpKernel {
       OP_REQUIRES_OK(ctx, InitPoolFormatAndPadding(ctx, &params_));
     } else {
       OP_REQUIRES_OK(ctx, InitPoolParameters(ctx, &params_));
-      OP_REQUIRES_OK(ctx, CheckSpatial(params_));
     }
     OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
                 errors::InvalidArgument(
                     "Default MaxPoolingGradOp only supports NHWC on device "
                     "type CPU"));
+    // Index 3 is depth only in NHWC, checked above.
+    if constexpr (!kWindowFromInputs) {
+      OP_REQUIRES_OK(ctx, CheckSpatial(params_));
+    }
   }
 
   void Compute(OpKernelContext* ctx) override {
