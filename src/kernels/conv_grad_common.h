@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "Eigen/Core"
 #include "absl/synchronization/mutex.h"
@@ -57,12 +58,9 @@ Status ShardWithPartialSums(
     T* out, const std::function<Status(int64_t, int64_t, T*)>& sum_range) {
   const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
   const int num_threads = std::max(1, workers->num_threads);
-  Tensor partials;
-  if (num_threads > 1) {
-    MF_RETURN_IF_ERROR(
-        ctx->allocate_temp(DataTypeToEnum<T>::v(),
-                           TensorShape({(num_threads - 1) * size}), &partials));
-  }
+  // Allocated by the ranges that run, so a job Shard keeps on fewer
+  // threads does not pay for every thread's buffer.
+  std::vector<Tensor> partials(num_threads);
   std::atomic<int> next_range{0};
   absl::Mutex mu;
   Status status;
@@ -71,8 +69,14 @@ Status ShardWithPartialSums(
           // Shard makes at most num_threads blocks.
           const int range = next_range.fetch_add(1);
           MF_CHECK(range < num_threads);
-          T* sum = range == 0 ? out : partials.base<T>() + (range - 1) * size;
-          Status s = sum_range(start, limit, sum);
+          Status s;
+          T* sum = out;
+          if (range > 0) {
+            s = ctx->allocate_temp(DataTypeToEnum<T>::v(), TensorShape({size}),
+                                   &partials[range]);
+            sum = s.ok() ? partials[range].base<T>() : nullptr;
+          }
+          if (s.ok()) s = sum_range(start, limit, sum);
           if (!s.ok()) {
             absl::MutexLock lock(&mu);
             status.Update(s);
@@ -84,7 +88,7 @@ Status ShardWithPartialSums(
   Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> result(out, size);
   for (int i = 1; i < used; ++i) {
     result += Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(
-        partials.base<const T>() + (i - 1) * size, size);
+        partials[i].base<const T>(), size);
   }
   return OkStatus();
 }
