@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
@@ -12,7 +13,10 @@
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/conv_2d_op.h"
+#include "src/kernels/conv_grad_common.h"
 #include "src/kernels/conv_ops_common.h"
+#include "src/kernels/cpu_gemm.h"
 
 namespace minflow {
 namespace {
@@ -31,6 +35,9 @@ using CPUDevice = Eigen::ThreadPoolDevice;
 // only what falls inside the block. With blocks of several rows the
 // recomputed share stays small. The patch gradients are built a tile of
 // output rows at a time in a cache-sized scratch buffer.
+//
+// With stride 1 and one group there is a faster way (Note [Stride-1
+// backprop as a forward convolution]); this path is for the rest.
 constexpr int64_t kTileBytes = 512 * 1024;
 
 template <typename T>
@@ -52,10 +59,12 @@ void Col2Im(const Conv2DDimensions& d, int64_t g, int64_t n, int64_t oh0,
   for (int64_t oh = oh0; oh < oh1; ++oh) {
     for (int64_t ow = 0; ow < d.out_cols; ++ow, cols += patch_size) {
       for (int64_t kr = 0; kr < d.filter_rows; ++kr) {
-        const int64_t ih = oh * d.stride_rows - d.pad_rows_before + kr;
+        const int64_t ih =
+            oh * d.stride_rows - d.pad_rows_before + kr * d.dilation_rows;
         if (ih < ih0 || ih >= ih1) continue;
         for (int64_t kc = 0; kc < d.filter_cols; ++kc) {
-          const int64_t iw = ow * d.stride_cols - d.pad_cols_before + kc;
+          const int64_t iw =
+              ow * d.stride_cols - d.pad_cols_before + kc * d.dilation_cols;
           if (iw < 0 || iw >= d.input_cols) continue;
           T* dst = in_grad +
                    ((n * d.input_rows + ih) * d.input_cols + iw) * d.in_depth +
@@ -68,10 +77,35 @@ void Col2Im(const Conv2DDimensions& d, int64_t g, int64_t n, int64_t oh0,
   }
 }
 
+// The rows a window spans, dilation included.
+int64_t WindowRows(const Conv2DDimensions& d) {
+  return (d.filter_rows - 1) * d.dilation_rows + 1;
+}
+
 // The first output row whose window reaches input row `ih` or below it.
 int64_t FirstOutputRow(const Conv2DDimensions& d, int64_t ih) {
-  const int64_t num = ih + d.pad_rows_before - (d.filter_rows - 1);
+  const int64_t num = ih + d.pad_rows_before - (WindowRows(d) - 1);
   return num <= 0 ? 0 : (num + d.stride_rows - 1) / d.stride_rows;
+}
+
+// cols[pixels, patch] = out_backprop rows [pixels, K_g] x filter_g^T.
+template <typename T>
+void PatchGradients(int64_t pixels, int64_t patch_size, int64_t out_depth_g,
+                    int64_t out_depth, const T* out_backprop, const T* filter,
+                    T* cols) {
+  if constexpr (std::is_same_v<T, float>) {
+    // See Note [CPU GEMM library]; Eigen below when it is absent or refuses.
+    if (internal::UseLibraryGemm(pixels, patch_size, out_depth_g) &&
+        internal::LibraryGemmOnThisThread(internal::GemmArgs{
+            false, true, pixels, patch_size, out_depth_g, out_backprop,
+            out_depth, filter, out_depth, cols, patch_size})) {
+      return;
+    }
+  }
+  ConstStridedMap<T> lhs(out_backprop, pixels, out_depth_g, Stride(out_depth));
+  ConstStridedMap<T> rhs(filter, patch_size, out_depth_g, Stride(out_depth));
+  StridedMap<T> out(cols, pixels, patch_size, Stride(patch_size));
+  out.noalias() = lhs * rhs.transpose();
 }
 
 // The filter, out_backprop and in_grad are not empty (Compute checks).
@@ -92,9 +126,8 @@ Status LaunchConv2DBackpropInput(OpKernelContext* ctx,
   // thinner than a window so that little is recomputed.
   const int64_t wanted_blocks =
       std::max<int64_t>(1, (4 * workers->num_threads + d.batch - 1) / d.batch);
-  const int64_t block_rows =
-      std::max<int64_t>(std::max<int64_t>(1, d.filter_rows),
-                        (d.input_rows + wanted_blocks - 1) / wanted_blocks);
+  const int64_t block_rows = std::max<int64_t>(
+      WindowRows(d), (d.input_rows + wanted_blocks - 1) / wanted_blocks);
   const int64_t blocks = (d.input_rows + block_rows - 1) / block_rows;
 
   absl::Mutex mu;
@@ -125,14 +158,11 @@ Status LaunchConv2DBackpropInput(OpKernelContext* ctx,
         const int64_t oh1 = std::min(oh_end, oh0 + tile_rows);
         const int64_t pixels = (oh1 - oh0) * d.out_cols;
         for (int64_t g = 0; g < groups; ++g) {
-          ConstStridedMap<T> lhs(
+          PatchGradients<T>(
+              pixels, patch_size, out_depth_g, d.out_depth,
               out_backprop + (n * d.out_rows + oh0) * d.out_cols * d.out_depth +
                   g * out_depth_g,
-              pixels, out_depth_g, Stride(d.out_depth));
-          ConstStridedMap<T> rhs(filter + g * out_depth_g, patch_size,
-                                 out_depth_g, Stride(d.out_depth));
-          StridedMap<T> out(cols, pixels, patch_size, Stride(patch_size));
-          out.noalias() = lhs * rhs.transpose();
+              filter + g * out_depth_g, cols);
           Col2Im<T>(d, g, n, oh0, oh1, ih0, ih1, cols, in_grad);
         }
       }
@@ -148,6 +178,67 @@ Status LaunchConv2DBackpropInput(OpKernelContext* ctx,
   Shard(workers->num_threads, workers->workers, d.batch * blocks, cost_per_unit,
         work);
   return status;
+}
+
+// Note [Stride-1 backprop as a forward convolution]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// With stride 1, in_grad[i] = sum_k out_backprop[i + pad_before - k * dil]
+// * filter[k] along each spatial dim: a forward convolution (correlation)
+// of out_backprop with the filter flipped in space and with its two depth
+// dims swapped ([R,S,K,C]), padded by (window - 1) - pad on each side.
+// That is Conv2D's own tiled im2col + GEMM (conv_2d_op.h), so the input
+// gradient of a stride-1 layer costs about one forward pass, with no
+// col2im scatter. Used for one group and when the padding is no wider than
+// the window (so the new padding is not negative); the rest goes through
+// Note [Conv2DBackpropInput as GEMM + col2im].
+bool AsForwardConvolution(const Conv2DDimensions& d, Conv2DDimensions* f) {
+  if (d.stride_rows != 1 || d.stride_cols != 1 || d.in_depth != d.patch_depth) {
+    return false;
+  }
+  const int64_t span_rows = (d.filter_rows - 1) * d.dilation_rows;
+  const int64_t span_cols = (d.filter_cols - 1) * d.dilation_cols;
+  if (d.pad_rows_before > span_rows || d.pad_rows_after > span_rows ||
+      d.pad_cols_before > span_cols || d.pad_cols_after > span_cols) {
+    return false;
+  }
+  *f = d;
+  f->input_rows = d.out_rows;
+  f->input_cols = d.out_cols;
+  f->in_depth = d.out_depth;
+  f->patch_depth = d.out_depth;
+  f->out_depth = d.in_depth;
+  f->out_rows = d.input_rows;
+  f->out_cols = d.input_cols;
+  f->pad_rows_before = span_rows - d.pad_rows_before;
+  f->pad_rows_after = span_rows - d.pad_rows_after;
+  f->pad_cols_before = span_cols - d.pad_cols_before;
+  f->pad_cols_after = span_cols - d.pad_cols_after;
+  return true;
+}
+
+template <typename T>
+Status LaunchAsForwardConvolution(OpKernelContext* ctx,
+                                  const Conv2DDimensions& d,
+                                  const Conv2DDimensions& flipped,
+                                  const T* filter, const T* out_backprop,
+                                  T* in_grad) {
+  const int64_t r = d.filter_rows, s = d.filter_cols;
+  const int64_t c = d.in_depth, k = d.out_depth;
+  Tensor scratch;
+  MF_RETURN_IF_ERROR(ctx->allocate_temp(
+      DataTypeToEnum<T>::v(), TensorShape({r * s * c * k}), &scratch));
+  T* f = scratch.base<T>();
+  // f[r', s', k, c] = filter[R-1-r', S-1-s', c, k].
+  for (int64_t i = 0; i < r; ++i) {
+    for (int64_t j = 0; j < s; ++j) {
+      const T* src = filter + ((r - 1 - i) * s + (s - 1 - j)) * c * k;
+      T* dst = f + (i * s + j) * k * c;
+      for (int64_t q = 0; q < c; ++q) {
+        for (int64_t o = 0; o < k; ++o) dst[o * c + q] = src[q * k + o];
+      }
+    }
+  }
+  return internal::LaunchConv2D<T>(ctx, flipped, out_backprop, f, in_grad);
 }
 
 // TensorFlow's Conv2DBackpropComputeInputShape: `input_sizes` is the whole
@@ -182,62 +273,6 @@ Status InputShapeFromSizes(const Tensor& input_sizes, const TensorShape& filter,
       input_sizes.dim_size(0));
 }
 
-// TensorFlow's ConvBackpropComputeDimensionsV2 for NHWC: the forward
-// geometry of `input_shape` and `filter`, which must produce `out_backprop`.
-Status ComputeBackpropDimensions(const Conv2DParameters& params,
-                                 const TensorShape& input_shape,
-                                 const TensorShape& filter,
-                                 const TensorShape& out_backprop,
-                                 Conv2DDimensions* d) {
-  constexpr char kLabel[] = "Conv2DCustomBackpropInput";
-  if (input_shape.dims() != 4) {
-    return errors::InvalidArgument(kLabel, ": input must be 4-dimensional");
-  }
-  if (filter.dims() != 4) {
-    return errors::InvalidArgument(kLabel, ": filter must be 4-dimensional");
-  }
-  if (out_backprop.dims() != 4) {
-    return errors::InvalidArgument(kLabel,
-                                   ": out_backprop must be 4-dimensional");
-  }
-  if (input_shape.dim_size(0) != out_backprop.dim_size(0)) {
-    return errors::InvalidArgument(
-        kLabel, ": input and out_backprop must have the same batch size.",
-        " Input batch: ", input_shape.dim_size(0),
-        ", outbackprop batch: ", out_backprop.dim_size(0), ", batch_dim: ", 0);
-  }
-  if (filter.dim_size(2) <= 0) {
-    return errors::InvalidArgument(
-        kLabel, ": filter depth must be strictly greated than zero");
-  }
-  if (input_shape.dim_size(3) % filter.dim_size(2) != 0) {
-    return errors::InvalidArgument(
-        kLabel, ": input depth must be evenly divisible by filter depth");
-  }
-  if (filter.dim_size(3) != out_backprop.dim_size(3)) {
-    return errors::InvalidArgument(
-        kLabel, ": filter and out_backprop must have the same out_depth");
-  }
-  MF_RETURN_IF_ERROR(ComputeConv2DDimension(params, input_shape, filter, d));
-  const int64_t computed[2] = {d->out_rows, d->out_cols};
-  const int64_t inputs[2] = {d->input_rows, d->input_cols};
-  const int64_t filters[2] = {d->filter_rows, d->filter_cols};
-  const int64_t strides[2] = {d->stride_rows, d->stride_cols};
-  const int64_t dilations[2] = {d->dilation_rows, d->dilation_cols};
-  for (int i = 0; i < 2; ++i) {
-    const int64_t actual = out_backprop.dim_size(1 + i);
-    if (actual != computed[i]) {
-      return errors::InvalidArgument(
-          kLabel, ": Size of out_backprop doesn't match computed: ",
-          "actual = ", actual, ", computed = ", computed[i],
-          " spatial_dim: ", 1 + i, " input: ", inputs[i],
-          " filter: ", filters[i], " output: ", actual, " stride: ", strides[i],
-          " dilation: ", dilations[i]);
-    }
-  }
-  return OkStatus();
-}
-
 template <typename Device, typename T>
 class Conv2DBackpropInputOp : public OpKernel {
  public:
@@ -248,10 +283,6 @@ class Conv2DBackpropInputOp : public OpKernel {
     OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
                 errors::InvalidArgument(
                     "Conv2DCustomBackpropInputOp only supports NHWC."));
-    OP_REQUIRES(ctx, params_.dilations[1] == 1 && params_.dilations[2] == 1,
-                errors::InvalidArgument(
-                    "Current libxsmm and customized CPU implementations do "
-                    "not yet support dilation rates larger than 1."));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -263,9 +294,10 @@ class Conv2DBackpropInputOp : public OpKernel {
                    InputShapeFromSizes(input_sizes, filter.shape(),
                                        out_backprop.shape(), &input_shape));
     Conv2DDimensions d;
-    OP_REQUIRES_OK(
-        ctx, ComputeBackpropDimensions(params_, input_shape, filter.shape(),
-                                       out_backprop.shape(), &d));
+    OP_REQUIRES_OK(ctx,
+                   ComputeConvBackpropDimensions(
+                       "Conv2DCustomBackpropInput", ConvKind::kConv2D, params_,
+                       input_shape, filter.shape(), out_backprop.shape(), &d));
     Tensor* in_grad = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &in_grad));
     if (input_shape.num_elements() == 0) return;
@@ -279,9 +311,16 @@ class Conv2DBackpropInputOp : public OpKernel {
       std::fill_n(in_grad->base<T>(), in_grad->NumElements(), T(0));
       return;
     }
-    OP_REQUIRES_OK(ctx, LaunchConv2DBackpropInput<T>(
-                            ctx, d, filter.base<const T>(),
-                            out_backprop.base<const T>(), in_grad->base<T>()));
+    const T* f = filter.base<const T>();
+    const T* dy = out_backprop.base<const T>();
+    Conv2DDimensions flipped;
+    if (AsForwardConvolution(d, &flipped)) {
+      OP_REQUIRES_OK(ctx, LaunchAsForwardConvolution<T>(ctx, d, flipped, f, dy,
+                                                        in_grad->base<T>()));
+    } else {
+      OP_REQUIRES_OK(
+          ctx, LaunchConv2DBackpropInput<T>(ctx, d, f, dy, in_grad->base<T>()));
+    }
   }
 
  private:

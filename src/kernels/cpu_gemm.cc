@@ -80,7 +80,8 @@ bool LibraryGemmOnThisThread(const GemmArgs& args) {
   }
   return lib.sgemm(args.transpose_a ? 'T' : 'N', args.transpose_b ? 'T' : 'N',
                    args.m, args.n, args.k, 1.0f, args.a, args.lda, args.b,
-                   args.ldb, 0.0f, args.c, args.ldc) == 0;
+                   args.ldb, args.accumulate ? 1.0f : 0.0f, args.c,
+                   args.ldc) == 0;
 }
 
 bool ShardedLibraryGemm(

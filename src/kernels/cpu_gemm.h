@@ -44,6 +44,8 @@ struct GemmArgs {
   int64_t ldb = 0;
   float* c = nullptr;
   int64_t ldc = 0;
+  // C += op(A) * op(B) instead of C = (the backprop kernels' partial sums).
+  bool accumulate = false;
 };
 
 // Whether the library is loaded and worth calling for this product (m >= 2:

@@ -1,4 +1,5 @@
 // Neural-network ops: activations, BiasAdd, Conv2D, Conv2DBackpropInput,
+// the convolution and pooling gradients,
 // Conv3D, DepthwiseConv2dNative, MaxPool, MaxPoolV2, AvgPool,
 // MaxPoolWithArgmax, MaxPool3D, AvgPool3D, Softmax, LogSoftmax, FusedBatchNorm
 // (V1-V3), LRN and TopKV2. Interfaces match TensorFlow's.
@@ -160,6 +161,16 @@ Status Conv2DBackpropInputShape(InferenceContext* c) {
   c->set_output(0, format == FORMAT_NHWC
                        ? c->MakeShape({batch, rows, cols, depth})
                        : c->MakeShape({batch, depth, rows, cols}));
+  return OkStatus();
+}
+
+// The output of a backprop op whose shape is a shape-tensor input
+// (filter_sizes, input_sizes, orig_input_shape): 4-D.
+Status ShapeFromSizesInput(InferenceContext* c, int sizes_input) {
+  ShapeHandle sizes;
+  MF_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(sizes_input, &sizes));
+  MF_RETURN_IF_ERROR(c->WithRank(sizes, 4, &sizes));
+  c->set_output(0, sizes);
   return OkStatus();
 }
 
@@ -507,6 +518,168 @@ data_format: NHWC ([batch, height, width, channels]) or NCHW ([batch,
   channels, height, width]). The CPU kernel takes NHWC only.
 dilations: The spacing of the filter taps in each dimension of input,
   in data_format's order; 1 is a dense filter. Batch and channel must be 1.
+)doc");
+
+// ---- Convolution and pooling gradients (issue 20). The CPU kernels are
+// in src/kernels/conv_grad_*_op.cc, depthwise_conv_grad_op.cc and
+// pooling_grad_ops.cc; the gradient functions in src/cc/gradients/
+// conv_grad.cc.
+
+REGISTER_OP("Conv2DBackpropFilter")
+    .Input("input: T")
+    .Input("filter_sizes: int32")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int)")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 1); })
+    .Doc(R"doc(
+The gradient of Conv2D with respect to its filter.
+
+input: Conv2D's input.
+filter_sizes: A vector of 4, the shape of Conv2D's filter.
+out_backprop: The gradient with respect to Conv2D's output.
+strides: Conv2D's strides.
+use_cudnn_on_gpu: Accepted for compatibility; minflow ignores it.
+padding: Conv2D's padding.
+explicit_paddings: Conv2D's explicit_paddings.
+data_format: Conv2D's data_format. The CPU kernel takes NHWC only.
+dilations: Conv2D's dilations.
+)doc");
+
+REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
+    .Input("input_sizes: int32")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 0); })
+    .Doc(R"doc(
+The gradient of DepthwiseConv2dNative with respect to its input.
+
+input_sizes: A vector of 4, the shape of the forward input.
+filter: The forward filter, [filter_height, filter_width, in_channels,
+  channel_multiplier].
+out_backprop: The gradient with respect to the forward output.
+strides: The forward op's strides.
+padding: The forward op's padding.
+explicit_paddings: The forward op's explicit_paddings.
+data_format: The forward op's data_format. The CPU kernel takes NHWC only.
+dilations: The forward op's dilations.
+)doc");
+
+REGISTER_OP("DepthwiseConv2dNativeBackpropFilter")
+    .Input("input: T")
+    .Input("filter_sizes: int32")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 1); })
+    .Doc(R"doc(
+The gradient of DepthwiseConv2dNative with respect to its filter.
+
+input: The forward input.
+filter_sizes: A vector of 4, the shape of the forward filter.
+out_backprop: The gradient with respect to the forward output.
+strides: The forward op's strides.
+padding: The forward op's padding.
+explicit_paddings: The forward op's explicit_paddings.
+data_format: The forward op's data_format. The CPU kernel takes NHWC only.
+dilations: The forward op's dilations.
+)doc");
+
+REGISTER_OP("MaxPoolGrad")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Input("orig_input: T")
+    .Input("orig_output: T")
+    .Input("grad: T")
+    .Output("output: T")
+    .Attr("T: realnumbertype = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      return shape_inference::UnchangedShapeWithRank(c, 4);
+    })
+    .Doc(R"doc(
+The gradient of MaxPool: each window's gradient goes to its maximum.
+
+Where a window holds the maximum more than once, the first in the window's
+row-major order takes the gradient, as in TensorFlow.
+
+orig_input: MaxPool's input.
+orig_output: MaxPool's output.
+grad: The gradient with respect to MaxPool's output.
+ksize: MaxPool's ksize.
+strides: MaxPool's strides.
+padding: MaxPool's padding.
+explicit_paddings: MaxPool's explicit_paddings.
+data_format: MaxPool's data_format. The CPU kernel takes NHWC only.
+)doc");
+
+REGISTER_OP("MaxPoolGradV2")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Input("orig_input: T")
+    .Input("orig_output: T")
+    .Input("grad: T")
+    .Input("ksize: int32")
+    .Input("strides: int32")
+    .Output("output: T")
+    .Attr("T: realnumbertype = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) {
+      return shape_inference::UnchangedShapeWithRank(c, 4);
+    })
+    .Doc(R"doc(
+MaxPoolGrad whose window size and strides are inputs rather than attrs.
+
+orig_input: MaxPoolV2's input.
+orig_output: MaxPoolV2's output.
+grad: The gradient with respect to MaxPoolV2's output.
+ksize: A vector of 4, in data_format's order.
+strides: A vector of 4, in data_format's order.
+padding: MaxPoolV2's padding.
+data_format: MaxPoolV2's data_format. The CPU kernel takes NHWC only.
+)doc");
+
+REGISTER_OP("AvgPoolGrad")
+    .Input("orig_input_shape: int32")
+    .Input("grad: T")
+    .Output("output: T")
+    .Attr("ksize: list(int) >= 4")
+    .Attr("strides: list(int) >= 4")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn([](InferenceContext* c) { return ShapeFromSizesInput(c, 0); })
+    .Doc(R"doc(
+The gradient of AvgPool: each window's gradient spread evenly over its taps.
+
+A window shares its gradient only among the input elements it covers
+(padding is not counted), as AvgPool divides.
+
+orig_input_shape: A vector of 4, the shape of AvgPool's input.
+grad: The gradient with respect to AvgPool's output.
+ksize: AvgPool's ksize.
+strides: AvgPool's strides.
+padding: AvgPool's padding.
+data_format: AvgPool's data_format. The CPU kernel takes NHWC only.
 )doc");
 
 REGISTER_OP("Conv3D")

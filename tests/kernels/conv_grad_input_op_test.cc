@@ -28,11 +28,13 @@ struct BackpropCase {
   int64_t stride_h = 1, stride_w = 1;
   std::string padding = "VALID";
   std::vector<int64_t> explicit_paddings = {};  // 8 values for EXPLICIT
+  int64_t dilation_h = 1, dilation_w = 1;
 };
 
 // TensorFlow's output size and leading pad of one spatial dim.
-void OutputAndPad(const BackpropCase& c, int dim, int64_t in, int64_t k,
+void OutputAndPad(const BackpropCase& c, int dim, int64_t in, int64_t taps,
                   int64_t stride, int64_t* out, int64_t* pad) {
+  const int64_t k = (taps - 1) * (dim == 1 ? c.dilation_h : c.dilation_w) + 1;
   if (c.padding == "VALID") {
     *out = (in - k + stride) / stride;
     *pad = 0;
@@ -80,8 +82,8 @@ std::vector<double> ReferenceBackprop(const BackpropCase& c,
           for (int64_t i = 0; i < r; ++i)
             for (int64_t j = 0; j < s; ++j)
               for (int64_t q = 0; q < cg; ++q) {
-                const int64_t iy = y * c.stride_h - pt + i;
-                const int64_t ix = x * c.stride_w - pl + j;
+                const int64_t iy = y * c.stride_h - pt + i * c.dilation_h;
+                const int64_t ix = x * c.stride_w - pl + j * c.dilation_w;
                 if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
                 dx[((b * h + iy) * w + ix) * ch + g * cg + q] +=
                     dy *
@@ -144,10 +146,11 @@ class Conv2DBackpropInputOpTest : public test::OpsTestBase {
                  << DataTypeString(DataTypeToEnum<T>::v()) << " input "
                  << TensorShape(c.input).DebugString() << " filter "
                  << TensorShape(c.filter).DebugString() << " strides "
-                 << c.stride_h << "," << c.stride_w << " " << c.padding);
-    MF_ASSERT_OK(MakeBackprop(DataTypeToEnum<T>::v(),
-                              {1, c.stride_h, c.stride_w, 1}, c.padding,
-                              c.explicit_paddings));
+                 << c.stride_h << "," << c.stride_w << " " << c.padding
+                 << " dilations " << c.dilation_h << "," << c.dilation_w);
+    MF_ASSERT_OK(MakeBackprop(
+        DataTypeToEnum<T>::v(), {1, c.stride_h, c.stride_w, 1}, c.padding,
+        c.explicit_paddings, {1, c.dilation_h, c.dilation_w, 1}));
     std::vector<int32_t> sizes;
     for (int64_t v : c.input) sizes.push_back(static_cast<int32_t>(v));
     if (short_sizes) sizes = {sizes[1], sizes[2]};
@@ -199,6 +202,18 @@ class Conv2DBackpropInputOpTest : public test::OpsTestBase {
     // Grouped: 2 groups, and one group per channel.
     cases.push_back({{2, 6, 6, 4}, {3, 3, 2, 6}, 1, 1, "SAME"});
     cases.push_back({{1, 5, 5, 4}, {2, 2, 1, 8}, 2, 1, "VALID"});
+    // Dilated: stride 1 (as a forward convolution, Note [Stride-1 backprop
+    // as a forward convolution]) and stride 2 (GEMM + col2im).
+    cases.push_back({{1, 7, 8, 3}, {3, 3, 3, 4}, 1, 1, "SAME", {}, 2, 2});
+    cases.push_back({{2, 9, 7, 2}, {2, 3, 2, 3}, 1, 1, "VALID", {}, 3, 1});
+    cases.push_back({{1, 9, 9, 2}, {3, 2, 2, 3}, 2, 2, "SAME", {}, 2, 3});
+    // Explicit padding wider than the window: not a forward convolution.
+    cases.push_back({{1, 4, 5, 2},
+                     {2, 2, 2, 3},
+                     1,
+                     1,
+                     "EXPLICIT",
+                     {0, 0, 3, 0, 0, 2, 0, 0}});
     for (const BackpropCase& c : cases) Check<T>(c);
   }
 };
@@ -279,15 +294,20 @@ TEST_F(Conv2DBackpropInputOpTest, RejectsEmptyFilter) {
 
 // --- attrs
 
-TEST_F(Conv2DBackpropInputOpTest, RejectsNchwAndDilationsOnCpu) {
+TEST_F(Conv2DBackpropInputOpTest, RejectsNchwOnCpu) {
   EXPECT_THAT(
       MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "VALID", {}, {1, 1, 1, 1}, "NCHW"),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("Conv2DCustomBackpropInputOp only supports NHWC.")));
-  EXPECT_THAT(MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "VALID", {}, {1, 2, 1, 1}),
+}
+
+TEST_F(Conv2DBackpropInputOpTest, RejectsBadDilations) {
+  EXPECT_THAT(MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "VALID", {}, {1, 0, 1, 1}),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("not yet support dilation rates larger "
-                                 "than 1")));
+                       HasSubstr("Dilated rates should be larger than 0.")));
+  EXPECT_THAT(MakeBackprop(DT_FLOAT, {1, 1, 1, 1}, "VALID", {}, {2, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("dilations in the batch and depth")));
 }
 
 TEST_F(Conv2DBackpropInputOpTest, RejectsBadStridesAndPaddings) {

@@ -503,5 +503,45 @@ TEST(NnOpsTest, TopKV2) {
   INFER_ERROR("must be non-negative but is -1", op, "[2,5];[]");
 }
 
+// ---- The convolution and pooling gradients (issue 20): the output shape
+// comes from the sizes input, or is orig_input's.
+
+TEST(NnOpsTest, ConvBackpropFiltersTakeTheShapeFromFilterSizes) {
+  for (const char* name :
+       {"Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropFilter"}) {
+    SCOPED_TRACE(name);
+    ShapeInferenceTestOp op = Conv(name, {1, 1, 1, 1}, "SAME");
+    INFER_OK(op, "[1,5,5,2];[4];[1,5,5,8]", "[?,?,?,?]");
+    op.SetInputTensor(1, AsTensor<int32_t>({3, 3, 2, 8}));
+    INFER_OK(op, "[1,5,5,2];[4];[1,5,5,8]", "[3,3,2,8]");
+    op.SetInputTensor(1, AsTensor<int32_t>({3, 3, 2}));
+    INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+                "[1,5,5,2];[3];[1,5,5,8]");
+  }
+}
+
+TEST(NnOpsTest, DepthwiseBackpropInputAndAvgPoolGradTakeTheShapeFromSizes) {
+  ShapeInferenceTestOp op =
+      Conv("DepthwiseConv2dNativeBackpropInput", {1, 1, 1, 1}, "SAME");
+  INFER_OK(op, "[4];[3,3,2,1];[1,5,5,2]", "[?,?,?,?]");
+  op.SetInputTensor(0, AsTensor<int32_t>({1, 5, 5, 2}));
+  INFER_OK(op, "[4];[3,3,2,1];[1,5,5,2]", "[1,5,5,2]");
+  op = Pool("AvgPoolGrad", {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  op.SetInputTensor(0, AsTensor<int32_t>({2, 6, 4, 3}));
+  INFER_OK(op, "[4];[2,3,2,3]", "[2,6,4,3]");
+  op.SetInputTensor(0, AsTensor<int32_t>({2, 6, 4}));
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[3];[2,3,2,3]");
+}
+
+TEST(NnOpsTest, MaxPoolGradsHaveOrigInputShape) {
+  ShapeInferenceTestOp op =
+      Pool("MaxPoolGrad", {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  INFER_OK(op, "[2,6,4,3];[2,3,2,3];[2,3,2,3]", "in0");
+  INFER_ERROR("Shape must be rank 4 but is rank 3", op, "[6,4,3];?;?");
+  op = ShapeInferenceTestOp("MaxPoolGradV2");
+  op.Attr("padding", "SAME");
+  INFER_OK(op, "[2,6,4,3];?;?;[4];[4]", "in0");
+}
+
 }  // namespace
 }  // namespace minflow
