@@ -322,6 +322,50 @@ gradients: The gradient flowing into Relu's output.
 features: Relu's input; the same shape as gradients.
 )doc");
 
+// ---- Gradient ops of the activations, softmax cross-entropy (issue 20)
+
+namespace {
+
+// logits [batch, classes] and labels [batch]: loss [batch], backprop as
+// logits, with the batch dim merged across both.
+Status SparseXentShape(InferenceContext* c) {
+  ShapeHandle features;
+  ShapeHandle labels;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &features));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &labels));
+  DimensionHandle batch;
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(features, 0), c->Dim(labels, 0), &batch));
+  MF_RETURN_IF_ERROR(c->ReplaceDim(features, 0, batch, &features));
+  c->set_output(0, c->Vector(batch));
+  c->set_output(1, features);
+  return OkStatus();
+}
+
+}  // namespace
+
+REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits")
+    .Input("features: T")
+    .Input("labels: Tlabels")
+    .Output("loss: T")
+    .Output("backprop: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("Tlabels: {int32, int64} = DT_INT64")
+    .SetShapeFn(SparseXentShape)
+    .Doc(R"doc(
+Softmax cross-entropy of each row of features against a class index.
+
+loss[i] = -log(softmax(features[i])[labels[i]]), computed as
+logsumexp(features[i]) - features[i][labels[i]], so a tiny probability
+does not round to log(0).
+
+features: Unscaled logits, [batch, classes].
+labels: The class of each row, [batch], each in [0, classes); another value
+  is InvalidArgument.
+loss: The loss of each row, [batch].
+backprop: The loss's gradient with respect to features: softmax(features)
+  minus the one-hot labels.
+)doc");
+
 REGISTER_OP("Relu6")
     .Input("features: T")
     .Output("activations: T")

@@ -503,5 +503,17 @@ TEST(NnOpsTest, TopKV2) {
   INFER_ERROR("must be non-negative but is -1", op, "[2,5];[]");
 }
 
+// ---- Gradient ops and cross-entropies (issue 20)
+
+TEST(NnOpsTest, SparseSoftmaxCrossEntropyWithLogits) {
+  ShapeInferenceTestOp op("SparseSoftmaxCrossEntropyWithLogits");
+  INFER_OK(op, "[2,10];[2]", "[d0_0];[d0_0,d0_1]");
+  INFER_OK(op, "[?,10];[2]", "[d1_0];[d1_0,d0_1]");
+  INFER_OK(op, "?;?", "[?];[?,?]");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2,10];[3]");
+  INFER_ERROR("Shape must be rank 2 but is rank 1", op, "[10];[1]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2,10];[2,1]");
+}
+
 }  // namespace
 }  // namespace minflow

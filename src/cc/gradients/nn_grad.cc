@@ -1,5 +1,6 @@
-// Gradients of the neural-network ops: Relu (ReluGrad) and BiasAdd
-// (BiasAddGrad).
+// Gradients of the neural-network ops: the activations (through their
+// *Grad ops), BiasAdd (BiasAddGrad), Softmax, LogSoftmax and the softmax
+// cross-entropies.
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "minflow/cc/ops/standard_ops.h"
 #include "minflow/framework/node_def_util.h"
 #include "minflow/graph/graph.h"
+#include "src/cc/gradients/grad_helpers.h"
 
 namespace minflow {
 namespace ops {
@@ -35,6 +37,71 @@ Status BiasAddGradient(const Scope& scope, const Operation& op,
   return scope.status();
 }
 REGISTER_GRADIENT_OP("BiasAdd", BiasAddGradient);
+
+// Whether `grad` is the zeros AddSymbolicGradients gives an output that
+// received no gradient (see Note [Symbolic gradients]): TensorFlow's
+// IsZero, which lets the cross-entropies skip their second-order term.
+bool IsZerosLike(const Output& grad) {
+  return grad.node() != nullptr && grad.node()->type_string() == "ZerosLike";
+}
+
+// For s = softmax(x) along the last axis and an upstream gradient g:
+// dx = (g - sum(g * s, -1)) * s, the Jacobian of softmax applied to g.
+Output SoftmaxBackward(const Scope& scope, const Output& s, const Output& g) {
+  auto dot = Sum(scope, Mul(scope, g, s), -1, Sum::KeepDims(true));
+  return Mul(scope, Sub(scope, g, dot), s);
+}
+
+Status SoftmaxGradient(const Scope& scope, const Operation& op,
+                       const std::vector<Output>& grad_inputs,
+                       std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(SoftmaxBackward(scope, op.output(0), grad_inputs[0]));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Softmax", SoftmaxGradient);
+
+// For y = x - logsumexp(x): dx = g - exp(y) * sum(g, -1).
+Status LogSoftmaxGradient(const Scope& scope, const Operation& op,
+                          const std::vector<Output>& grad_inputs,
+                          std::vector<Output>* grad_outputs) {
+  const Output& g = grad_inputs[0];
+  auto sum = Sum(scope, g, -1, Sum::KeepDims(true));
+  grad_outputs->push_back(
+      Sub(scope, g, Mul(scope, Exp(scope, op.output(0)), sum)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGradient);
+
+// Note [Cross-entropy gradients]
+// The cross-entropy ops return the loss and, as `backprop`, the loss's
+// gradient with respect to the logits (softmax - labels), so the logits'
+// gradient is that row scaled by the loss's gradient. A gradient reaching
+// `backprop` itself (a second derivative, or a graph that uses it) adds
+// the softmax Jacobian applied to it, since d(backprop)/d(logits) is the
+// softmax's Jacobian whatever the labels. TensorFlow adds the same term
+// for SoftmaxCrossEntropyWithLogits and refuses it (PreventGradient) for
+// the sparse op; minflow adds it to both.
+Output CrossEntropyLogitsGradient(const Scope& scope, const Operation& op,
+                                  const std::vector<Output>& grad_inputs) {
+  Output grad = Mul(scope, ExpandDims(scope, grad_inputs[0], -1), op.output(1));
+  if (!IsZerosLike(grad_inputs[1])) {
+    grad = Add(
+        scope, grad,
+        SoftmaxBackward(scope, Softmax(scope, op.input(0)), grad_inputs[1]));
+  }
+  return grad;
+}
+
+// The labels are indices: they have no gradient.
+Status SparseSoftmaxCrossEntropyWithLogitsGradient(
+    const Scope& scope, const Operation& op,
+    const std::vector<Output>& grad_inputs, std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(CrossEntropyLogitsGradient(scope, op, grad_inputs));
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits",
+                     SparseSoftmaxCrossEntropyWithLogitsGradient);
 
 }  // namespace
 }  // namespace ops

@@ -1,11 +1,15 @@
 // The neural-network gradients against central differences, in float and
-// double. Tolerances: float 2e-3, double 1e-7 (both ops are piecewise
-// linear in each input, so only rounding separates the two Jacobians).
+// double. Tolerances: kTol (float 2e-3, double 1e-7) for the piecewise
+// linear ops, where only rounding separates the two Jacobians; kSmoothTol
+// for the smooth ones, whose differences also carry the step's curvature
+// error (step 1e-3 in float, 1e-6 in double).
+#include <cstdint>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "minflow/cc/ops/standard_ops.h"
 #include "tests/cc/gradients/grad_test_util.h"
+#include "tests/testlib/tensor_testutil.h"
 
 namespace minflow {
 namespace {
@@ -17,6 +21,7 @@ class NnGradTest : public test::GradCheckTest<T> {};
 TYPED_TEST_SUITE(NnGradTest, test::GradTypes);
 
 constexpr GradTolerance kTol = {2e-3, 1e-7};
+constexpr GradTolerance kSmoothTol = {2e-3, 1e-8};
 
 TYPED_TEST(NnGradTest, Relu) {
   // Relu's kink at 0 is no place for differences: inputs keep |x| >= 0.1
@@ -50,6 +55,67 @@ TYPED_TEST(NnGradTest, BiasAddBothLayouts) {
         return ops::BiasAdd(s, x[0], x[1]).output;
       },
       kTol);
+}
+
+TYPED_TEST(NnGradTest, Softmax) {
+  this->Check(
+      {{TensorShape({3, 5}), -2, 2}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Softmax(s, x[0]).softmax;
+      },
+      kSmoothTol);
+  // Rank 3: the last axis is the one normalised.
+  this->Check(
+      {{TensorShape({2, 2, 3}), -2, 2}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Softmax(s, x[0]).softmax;
+      },
+      kSmoothTol);
+}
+
+TYPED_TEST(NnGradTest, LogSoftmax) {
+  this->Check(
+      {{TensorShape({4, 3}), -2, 2}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::LogSoftmax(s, x[0]).logsoftmax;
+      },
+      kSmoothTol);
+}
+
+TYPED_TEST(NnGradTest, SparseSoftmaxCrossEntropyLoss) {
+  for (DataType label_type : {DT_INT32, DT_INT64}) {
+    SCOPED_TRACE(DataTypeString(label_type));
+    this->Check(
+        {{TensorShape({4, 5}), -3, 3}},
+        [label_type](const Scope& s, const std::vector<Output>& x) {
+          auto labels = ops::Cast(s, ops::Const(s, {0, 4, 2, 2}), label_type);
+          return ops::SparseSoftmaxCrossEntropyWithLogits(s, x[0], labels).loss;
+        },
+        kSmoothTol);
+  }
+}
+
+// A gradient reaching backprop adds the softmax's Jacobian (Note
+// [Cross-entropy gradients]): here only backprop is differentiated.
+TYPED_TEST(NnGradTest, SparseSoftmaxCrossEntropyBackprop) {
+  this->Check(
+      {{TensorShape({3, 4}), -2, 2}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        auto labels = ops::Const(s, test::AsTensor<int64_t>({3, 0, 1}));
+        return ops::SparseSoftmaxCrossEntropyWithLogits(s, x[0], labels)
+            .backprop;
+      },
+      kSmoothTol);
+  // Both outputs feed y.
+  this->Check(
+      {{TensorShape({3, 4}), -2, 2}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        auto labels = ops::Const(s, {1, 1, 2});
+        auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(s, x[0], labels);
+        return ops::Add(s, ops::Reshape(s, xent.loss, {-1, 1}), xent.backprop)
+            .z;
+      },
+      kSmoothTol);
 }
 
 }  // namespace
