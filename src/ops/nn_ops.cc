@@ -366,6 +366,89 @@ backprop: The loss's gradient with respect to features: softmax(features)
   minus the one-hot labels.
 )doc");
 
+REGISTER_OP("Relu6Grad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: realnumbertype")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Relu6: gradients where 0 < features < 6, else 0.
+
+gradients: The gradient flowing into Relu6's output.
+features: Relu6's input (or its output: the mask is the same).
+)doc");
+
+REGISTER_OP("EluGrad")
+    .Input("gradients: T")
+    .Input("outputs: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Elu: gradients where outputs > 0, else
+gradients * (outputs + 1).
+
+gradients: The gradient flowing into Elu's output.
+outputs: Elu's output.
+)doc");
+
+REGISTER_OP("SeluGrad")
+    .Input("gradients: T")
+    .Input("outputs: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Selu: gradients * scale where outputs > 0, else
+gradients * (outputs + scale * alpha).
+
+gradients: The gradient flowing into Selu's output.
+outputs: Selu's output.
+)doc");
+
+REGISTER_OP("LeakyReluGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("alpha: float = 0.2")
+    .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of LeakyRelu: gradients where features > 0, else
+alpha * gradients.
+
+gradients: The gradient flowing into LeakyRelu's output.
+features: LeakyRelu's input.
+alpha: LeakyRelu's alpha.
+)doc");
+
+REGISTER_OP("SoftplusGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Softplus: gradients * sigmoid(features).
+
+gradients: The gradient flowing into Softplus's output.
+features: Softplus's input.
+)doc");
+
+REGISTER_OP("SoftsignGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Softsign: gradients / (1 + abs(features))^2.
+
+gradients: The gradient flowing into Softsign's output.
+features: Softsign's input.
+)doc");
+
 REGISTER_OP("Relu6")
     .Input("features: T")
     .Output("activations: T")

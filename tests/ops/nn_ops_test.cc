@@ -505,6 +505,17 @@ TEST(NnOpsTest, TopKV2) {
 
 // ---- Gradient ops and cross-entropies (issue 20)
 
+TEST(NnOpsTest, ActivationGradsMergeTheirInputs) {
+  for (const char* name : {"Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
+                           "SoftplusGrad", "SoftsignGrad"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[2,?];[?,3]", "[d0_0,d1_1]");
+    INFER_OK(op, "?;[2,3]", "in1");
+    INFER_ERROR("Dimension 0 in both shapes must be equal, but are 2 and 3", op,
+                "[2];[3]");
+  }
+}
+
 TEST(NnOpsTest, SparseSoftmaxCrossEntropyWithLogits) {
   ShapeInferenceTestOp op("SparseSoftmaxCrossEntropyWithLogits");
   INFER_OK(op, "[2,10];[2]", "[d0_0];[d0_0,d0_1]");

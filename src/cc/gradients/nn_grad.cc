@@ -23,6 +23,60 @@ Status ReluGradient(const Scope& scope, const Operation& op,
 }
 REGISTER_GRADIENT_OP("Relu", ReluGradient);
 
+// The other activations through their *Grad ops, from the forward op's
+// input (Relu6, LeakyRelu, Softplus, Softsign) or output (Elu, Selu), as
+// TensorFlow's gradients.
+Status Relu6Gradient(const Scope& scope, const Operation& op,
+                     const std::vector<Output>& grad_inputs,
+                     std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(Relu6Grad(scope, grad_inputs[0], op.input(0)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Relu6", Relu6Gradient);
+
+Status EluGradient(const Scope& scope, const Operation& op,
+                   const std::vector<Output>& grad_inputs,
+                   std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(EluGrad(scope, grad_inputs[0], op.output(0)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Elu", EluGradient);
+
+Status SeluGradient(const Scope& scope, const Operation& op,
+                    const std::vector<Output>& grad_inputs,
+                    std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(SeluGrad(scope, grad_inputs[0], op.output(0)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Selu", SeluGradient);
+
+Status LeakyReluGradient(const Scope& scope, const Operation& op,
+                         const std::vector<Output>& grad_inputs,
+                         std::vector<Output>* grad_outputs) {
+  float alpha;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "alpha", &alpha));
+  grad_outputs->push_back(LeakyReluGrad(scope, grad_inputs[0], op.input(0),
+                                        LeakyReluGrad::Alpha(alpha)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("LeakyRelu", LeakyReluGradient);
+
+Status SoftplusGradient(const Scope& scope, const Operation& op,
+                        const std::vector<Output>& grad_inputs,
+                        std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(SoftplusGrad(scope, grad_inputs[0], op.input(0)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Softplus", SoftplusGradient);
+
+Status SoftsignGradient(const Scope& scope, const Operation& op,
+                        const std::vector<Output>& grad_inputs,
+                        std::vector<Output>* grad_outputs) {
+  grad_outputs->push_back(SoftsignGrad(scope, grad_inputs[0], op.input(0)));
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("Softsign", SoftsignGradient);
+
 // The value's gradient passes through; the bias's is summed over all but
 // the channel dimension.
 Status BiasAddGradient(const Scope& scope, const Operation& op,

@@ -57,6 +57,65 @@ TYPED_TEST(NnGradTest, BiasAddBothLayouts) {
       kTol);
 }
 
+// Inputs keep |x| >= 0.1 off the kinks at 0 (and the step is 1e-3).
+TYPED_TEST(NnGradTest, Relu6) {
+  // [-2, 8) reaches past the cap at 6; the values drawn keep 1e-3 from it.
+  this->Check(
+      {{TensorShape({4, 5}), -2, 8, 0.1}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Relu6(s, x[0]).activations;
+      },
+      kTol);
+}
+
+TYPED_TEST(NnGradTest, Elu) {
+  this->Check(
+      {{TensorShape({3, 4}), -2, 2, 0.1}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Elu(s, x[0]).activations;
+      },
+      kSmoothTol);
+}
+
+TYPED_TEST(NnGradTest, Selu) {
+  this->Check(
+      {{TensorShape({3, 4}), -2, 2, 0.1}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Selu(s, x[0]).activations;
+      },
+      kSmoothTol);
+}
+
+TYPED_TEST(NnGradTest, LeakyRelu) {
+  for (float alpha : {0.2f, 0.7f}) {
+    this->Check(
+        {{TensorShape({3, 4}), -2, 2, 0.1}},
+        [alpha](const Scope& s, const std::vector<Output>& x) {
+          return ops::LeakyRelu(s, x[0], ops::LeakyRelu::Alpha(alpha))
+              .activations;
+        },
+        kTol);
+  }
+}
+
+TYPED_TEST(NnGradTest, Softplus) {
+  this->Check(
+      {{TensorShape({3, 4}), -4, 4}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Softplus(s, x[0]).activations;
+      },
+      kSmoothTol);
+}
+
+TYPED_TEST(NnGradTest, Softsign) {
+  this->Check(
+      {{TensorShape({3, 4}), -3, 3, 0.1}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Softsign(s, x[0]).activations;
+      },
+      kSmoothTol);
+}
+
 TYPED_TEST(NnGradTest, Softmax) {
   this->Check(
       {{TensorShape({3, 5}), -2, 2}},
