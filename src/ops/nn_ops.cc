@@ -341,7 +341,48 @@ Status SparseXentShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// logits and labels of one shape [batch, classes], or two that broadcast
+// to it: loss [batch], backprop [batch, classes].
+Status XentShape(InferenceContext* c) {
+  ShapeHandle shape;
+  if (!c->WithRank(c->input(0), 2, &shape).ok() ||
+      !c->Merge(shape, c->input(1), &shape).ok()) {
+    MF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+        c, c->input(0), c->input(1), /*incompatible_shape_error=*/true,
+        &shape));
+    if (!c->RankKnown(shape) || c->Rank(shape) != 2) {
+      return errors::InvalidArgument(
+          "logits and labels must broadcast to rank 2, but got ",
+          c->DebugString(c->input(0)), " and ", c->DebugString(c->input(1)));
+    }
+  }
+  c->set_output(0, c->Vector(c->Dim(shape, 0)));
+  c->set_output(1, shape);
+  return OkStatus();
+}
+
 }  // namespace
+
+REGISTER_OP("SoftmaxCrossEntropyWithLogits")
+    .Input("features: T")
+    .Input("labels: T")
+    .Output("loss: T")
+    .Output("backprop: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(XentShape)
+    .Doc(R"doc(
+Softmax cross-entropy of each row of features against a distribution.
+
+loss[i] = sum_j labels[i][j] * (logsumexp(features[i]) - features[i][j]).
+features and labels may broadcast against each other (a [1, classes] row
+against a batch, say) to [batch, classes].
+
+features: Unscaled logits.
+labels: A probability distribution per row (each row sums to 1 for
+  backprop to be the loss's gradient).
+loss: The loss of each row, [batch].
+backprop: softmax(features) - labels, [batch, classes].
+)doc");
 
 REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits")
     .Input("features: T")

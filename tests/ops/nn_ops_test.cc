@@ -526,5 +526,22 @@ TEST(NnOpsTest, SparseSoftmaxCrossEntropyWithLogits) {
   INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2,10];[2,1]");
 }
 
+TEST(NnOpsTest, SoftmaxCrossEntropyWithLogits) {
+  ShapeInferenceTestOp op("SoftmaxCrossEntropyWithLogits");
+  INFER_OK(op, "[2,10];[2,10]", "[d0_0];in0");
+  INFER_OK(op, "[?,10];[2,?]", "[d1_0];[d1_0,d0_1]");
+  INFER_OK(op, "?;?", "[?];[?,?]");
+  // Broadcasting (softmax_cross_entropy_with_logits_v2).
+  INFER_OK(op, "[1,10];[5,10]", "[d1_0];[d1_0,d0_1]");
+  INFER_OK(op, "[10];[5,10]", "[d1_0];[d1_0,d0_0]");
+  INFER_OK(op, "[5,10];[10]", "[d0_0];[d0_0,d0_1]");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2,10];[3,10]");
+  INFER_ERROR(
+      "logits and labels must broadcast to rank 2, but got [10] and "
+      "[10]",
+      op, "[10];[10]");
+  INFER_ERROR("must broadcast to rank 2", op, "[1,2,10];[2,10]");
+}
+
 }  // namespace
 }  // namespace minflow

@@ -134,7 +134,9 @@ REGISTER_GRADIENT_OP("LogSoftmax", LogSoftmaxGradient);
 // the softmax Jacobian applied to it, since d(backprop)/d(logits) is the
 // softmax's Jacobian whatever the labels. TensorFlow adds the same term
 // for SoftmaxCrossEntropyWithLogits and refuses it (PreventGradient) for
-// the sparse op; minflow adds it to both.
+// the sparse op; minflow adds it to both. Only the loss's gradient is the
+// exact derivative for labels whose rows sum to 1, as TensorFlow's: the
+// op's backprop assumes it.
 Output CrossEntropyLogitsGradient(const Scope& scope, const Operation& op,
                                   const std::vector<Output>& grad_inputs) {
   Output grad = Mul(scope, ExpandDims(scope, grad_inputs[0], -1), op.output(1));
@@ -145,6 +147,24 @@ Output CrossEntropyLogitsGradient(const Scope& scope, const Operation& op,
   }
   return grad;
 }
+
+// The labels' gradient is -log_softmax(logits) scaled by the loss's, minus
+// backprop's (d(backprop)/d(labels) = -1; TensorFlow leaves that term out).
+// Both are summed back to their input's shape when the op broadcast them.
+Status SoftmaxCrossEntropyWithLogitsGradient(
+    const Scope& scope, const Operation& op,
+    const std::vector<Output>& grad_inputs, std::vector<Output>* grad_outputs) {
+  Output labels_grad = Mul(scope, ExpandDims(scope, grad_inputs[0], -1),
+                           Neg(scope, LogSoftmax(scope, op.input(0))));
+  if (!IsZerosLike(grad_inputs[1])) {
+    labels_grad = Sub(scope, labels_grad, grad_inputs[1]);
+  }
+  return internal::ReduceBinaryGradients(
+      scope, op, CrossEntropyLogitsGradient(scope, op, grad_inputs),
+      labels_grad, grad_outputs);
+}
+REGISTER_GRADIENT_OP("SoftmaxCrossEntropyWithLogits",
+                     SoftmaxCrossEntropyWithLogitsGradient);
 
 // The labels are indices: they have no gradient.
 Status SparseSoftmaxCrossEntropyWithLogitsGradient(

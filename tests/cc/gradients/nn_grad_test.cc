@@ -177,5 +177,33 @@ TYPED_TEST(NnGradTest, SparseSoftmaxCrossEntropyBackprop) {
       kSmoothTol);
 }
 
+// The labels are softmax(x[1]), so each row sums to 1 as the op's
+// backprop assumes; their gradient flows back through Softmax.
+TYPED_TEST(NnGradTest, SoftmaxCrossEntropyLossAndLabels) {
+  const auto xent = [](const Scope& s, const std::vector<Output>& x) {
+    return ops::SoftmaxCrossEntropyWithLogits(s, x[0], ops::Softmax(s, x[1]))
+        .loss;
+  };
+  this->Check({{TensorShape({3, 4}), -3, 3}, {TensorShape({3, 4}), -2, 2}},
+              xent, kSmoothTol);
+  // Broadcasting: one row of logits for the batch, and one row of labels.
+  this->Check({{TensorShape({1, 4}), -3, 3}, {TensorShape({3, 4}), -2, 2}},
+              xent, kSmoothTol);
+  this->Check({{TensorShape({3, 4}), -3, 3}, {TensorShape({1, 4}), -2, 2}},
+              xent, kSmoothTol);
+}
+
+TYPED_TEST(NnGradTest, SoftmaxCrossEntropyBackprop) {
+  this->Check(
+      {{TensorShape({3, 4}), -2, 2}, {TensorShape({3, 4}), -2, 2}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        auto xent =
+            ops::SoftmaxCrossEntropyWithLogits(s, x[0], ops::Softmax(s, x[1]));
+        return ops::Add(s, ops::Reshape(s, xent.loss, {-1, 1}), xent.backprop)
+            .z;
+      },
+      kSmoothTol);
+}
+
 }  // namespace
 }  // namespace minflow
