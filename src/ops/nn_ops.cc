@@ -361,6 +361,56 @@ Status XentShape(InferenceContext* c) {
   return OkStatus();
 }
 
+// y_backprop and x of one shape (rank 4, or 5 for NDHWC and NCDHW) and
+// three [C] vectors: x_backprop is x's shape,
+// scale_backprop and offset_backprop [C], the reserve outputs [0].
+Status FusedBatchNormGradShape(InferenceContext* c) {
+  std::string format_str;
+  MF_RETURN_IF_ERROR(c->GetAttr("data_format", &format_str));
+  TensorFormat format;
+  int spatial_dims;
+  MF_RETURN_IF_ERROR(GetTensorFormatAndSpatialDimsFromString(
+      format_str, &format, &spatial_dims));
+  ShapeHandle x;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), spatial_dims + 2, &x));
+  MF_RETURN_IF_ERROR(c->Merge(x, c->input(1), &x));
+  DimensionHandle channels =
+      c->Dim(x, GetTensorFeatureDimIndex(spatial_dims + 2, format));
+  for (int i = 2; i < 5; ++i) {
+    ShapeHandle vec;
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vec));
+    MF_RETURN_IF_ERROR(c->Merge(channels, c->Dim(vec, 0), &channels));
+  }
+  MF_RETURN_IF_ERROR(c->ReplaceDim(
+      x, GetTensorFeatureDimIndex(spatial_dims + 2, format), channels, &x));
+  c->set_output(0, x);
+  c->set_output(1, c->Vector(channels));
+  c->set_output(2, c->Vector(channels));
+  for (int i = 3; i < c->num_outputs(); ++i) c->set_output(i, c->Vector(0));
+  return OkStatus();
+}
+
+// The documentation FusedBatchNormGrad, V2 and V3 share.
+std::string FusedBatchNormGradDoc(const char* summary, const char* tail) {
+  return std::string(summary) + "\n\n" + R"doc(The gradients of x, scale and offset from the gradient of y.
+
+y_backprop: The gradient flowing into the forward op's y.
+x: The forward op's x.
+scale: The forward op's scale.
+reserve_space_1: Training: the forward op's reserve_space_1 (the batch
+  mean). Inference: the population mean.
+reserve_space_2: Training: the forward op's reserve_space_2 (the biased
+  batch variance). Inference: the population variance.
+x_backprop: The gradient of x. In training it includes the path through
+  the batch statistics.
+scale_backprop: The gradient of scale, per channel.
+offset_backprop: The gradient of offset, per channel.
+epsilon: The forward op's epsilon.
+data_format: The forward op's data_format.
+is_training: The forward op's is_training.
+)doc" + tail;
+}
+
 }  // namespace
 
 REGISTER_OP("SoftmaxCrossEntropyWithLogits")
@@ -489,6 +539,70 @@ The gradient of Softsign: gradients / (1 + abs(features))^2.
 gradients: The gradient flowing into Softsign's output.
 features: Softsign's input.
 )doc");
+
+REGISTER_OP("FusedBatchNormGrad")
+    .Input("y_backprop: T")
+    .Input("x: T")
+    .Input("scale: T")
+    .Input("reserve_space_1: T")
+    .Input("reserve_space_2: T")
+    .Output("x_backprop: T")
+    .Output("scale_backprop: T")
+    .Output("offset_backprop: T")
+    .Output("reserve_space_3: T")
+    .Output("reserve_space_4: T")
+    .Attr("T: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormGradShape)
+    .Doc(FusedBatchNormGradDoc(
+        "The gradient of FusedBatchNorm.",
+        "reserve_space_3: Unused, empty.\nreserve_space_4: Unused, empty.\n"));
+
+REGISTER_OP("FusedBatchNormGradV2")
+    .Input("y_backprop: T")
+    .Input("x: T")
+    .Input("scale: float")
+    .Input("reserve_space_1: U")
+    .Input("reserve_space_2: U")
+    .Output("x_backprop: T")
+    .Output("scale_backprop: U")
+    .Output("offset_backprop: U")
+    .Output("reserve_space_3: U")
+    .Output("reserve_space_4: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormGradShape)
+    .Doc(FusedBatchNormGradDoc(
+        "The gradient of FusedBatchNormV2.",
+        "reserve_space_3: Unused, empty.\nreserve_space_4: Unused, empty.\n"));
+
+REGISTER_OP("FusedBatchNormGradV3")
+    .Input("y_backprop: T")
+    .Input("x: T")
+    .Input("scale: float")
+    .Input("reserve_space_1: U")
+    .Input("reserve_space_2: U")
+    .Input("reserve_space_3: U")
+    .Output("x_backprop: T")
+    .Output("scale_backprop: U")
+    .Output("offset_backprop: U")
+    .Output("reserve_space_4: U")
+    .Output("reserve_space_5: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormGradShape)
+    .Doc(FusedBatchNormGradDoc(
+        "The gradient of FusedBatchNormV3.",
+        "reserve_space_3: The forward op's reserve_space_3 (unused).\n"
+        "reserve_space_4: Unused, empty.\nreserve_space_5: Unused, empty.\n"));
 
 REGISTER_OP("Relu6")
     .Input("features: T")

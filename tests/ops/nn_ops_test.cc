@@ -543,5 +543,31 @@ TEST(NnOpsTest, SoftmaxCrossEntropyWithLogits) {
   INFER_ERROR("must broadcast to rank 2", op, "[1,2,10];[2,10]");
 }
 
+TEST(NnOpsTest, FusedBatchNormGrad) {
+  for (const char* name : {"FusedBatchNormGrad", "FusedBatchNormGradV2"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[2,3,4,5];[2,3,4,5];[5];[5];[5]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[0];[0]");
+    INFER_OK(op, "[2,3,4,?];?;[?];[5];?",
+             "[d0_0,d0_1,d0_2,d3_0];[d3_0];[d3_0];[0];[0]");
+    INFER_OK(op, "?;?;?;?;?", "[?,?,?,?];[?];[?];[0];[0]");
+    INFER_ERROR("Dimensions must be equal, but are 5 and 6", op,
+                "[2,3,4,5];[2,3,4,5];[5];[6];[5]");
+    INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+                "[2,3,5];[2,3,5];[5];[5];[5]");
+    INFER_ERROR("Shape must be rank 1 but is rank 2", op,
+                "[2,3,4,5];[2,3,4,5];[5];[5];[5,1]");
+    op.Attr("data_format", "NCHW");
+    INFER_OK(op, "[2,3,4,5];[2,3,4,5];[3];[3];[3]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_1];[d0_1];[0];[0]");
+  }
+  ShapeInferenceTestOp op("FusedBatchNormGradV3");
+  op.Attr("data_format", "NCDHW");
+  INFER_OK(op, "[2,3,4,5,6];[2,3,4,5,6];[3];[3];[3];[]",
+           "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_1];[d0_1];[0];[0]");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op,
+              "[2,3,4,5];[2,3,4,5];[3];[3];[3];[]");
+}
+
 }  // namespace
 }  // namespace minflow

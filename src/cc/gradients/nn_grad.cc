@@ -1,6 +1,6 @@
 // Gradients of the neural-network ops: the activations (through their
-// *Grad ops), BiasAdd (BiasAddGrad), Softmax, LogSoftmax and the softmax
-// cross-entropies.
+// *Grad ops), BiasAdd (BiasAddGrad), Softmax, LogSoftmax, the softmax
+// cross-entropies and FusedBatchNorm/V2/V3 (FusedBatchNormGrad*).
 #include <string>
 #include <vector>
 
@@ -176,6 +176,65 @@ Status SparseSoftmaxCrossEntropyWithLogitsGradient(
 }
 REGISTER_GRADIENT_OP("SparseSoftmaxCrossEntropyWithLogits",
                      SparseSoftmaxCrossEntropyWithLogitsGradient);
+
+// FusedBatchNorm, V2 and V3 through FusedBatchNormGrad of the same
+// version, as TensorFlow: training differentiates through the batch
+// statistics (the forward op's reserve_space_1/2); inference treats the
+// given mean and variance as constants. The mean and variance inputs get
+// no gradient in either mode.
+Status FusedBatchNormGradient(const Scope& scope, const Operation& op,
+                              const std::vector<Output>& grad_inputs,
+                              std::vector<Output>* grad_outputs) {
+  const NodeDef& def = op.node()->def();
+  float epsilon;
+  std::string data_format;
+  bool is_training;
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "epsilon", &epsilon));
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "data_format", &data_format));
+  MF_RETURN_IF_ERROR(GetNodeAttr(def, "is_training", &is_training));
+  const Output& dy = grad_inputs[0];
+  const Output x = op.input(0);
+  const Output scale = op.input(1);
+  const Output mean = is_training ? op.output(3) : op.input(3);
+  const Output variance = is_training ? op.output(4) : op.input(4);
+  const std::string& type = op.node()->type_string();
+  Output dx, dscale, doffset;
+  if (type == "FusedBatchNormV3") {
+    auto g =
+        FusedBatchNormGradV3(scope, dy, x, scale, mean, variance, op.output(5),
+                             FusedBatchNormGradV3::Epsilon(epsilon)
+                                 .DataFormat(data_format)
+                                 .IsTraining(is_training));
+    dx = g.x_backprop;
+    dscale = g.scale_backprop;
+    doffset = g.offset_backprop;
+  } else if (type == "FusedBatchNormV2") {
+    auto g = FusedBatchNormGradV2(scope, dy, x, scale, mean, variance,
+                                  FusedBatchNormGradV2::Epsilon(epsilon)
+                                      .DataFormat(data_format)
+                                      .IsTraining(is_training));
+    dx = g.x_backprop;
+    dscale = g.scale_backprop;
+    doffset = g.offset_backprop;
+  } else {
+    auto g = FusedBatchNormGrad(scope, dy, x, scale, mean, variance,
+                                FusedBatchNormGrad::Epsilon(epsilon)
+                                    .DataFormat(data_format)
+                                    .IsTraining(is_training));
+    dx = g.x_backprop;
+    dscale = g.scale_backprop;
+    doffset = g.offset_backprop;
+  }
+  grad_outputs->push_back(dx);
+  grad_outputs->push_back(dscale);
+  grad_outputs->push_back(doffset);
+  grad_outputs->push_back(NoGradient());
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("FusedBatchNorm", FusedBatchNormGradient);
+REGISTER_GRADIENT_OP("FusedBatchNormV2", FusedBatchNormGradient);
+REGISTER_GRADIENT_OP("FusedBatchNormV3", FusedBatchNormGradient);
 
 }  // namespace
 }  // namespace ops

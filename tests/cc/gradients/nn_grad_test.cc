@@ -4,6 +4,7 @@
 // for the smooth ones, whose differences also carry the step's curvature
 // error (step 1e-3 in float, 1e-6 in double).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -203,6 +204,67 @@ TYPED_TEST(NnGradTest, SoftmaxCrossEntropyBackprop) {
             .z;
       },
       kSmoothTol);
+}
+
+// FusedBatchNorm takes float x only (TensorFlow's OpDefs), so these run in
+// float alone. x, scale and offset are differentiated; mean and variance
+// get no gradient. Tolerance 5e-3: training normalises by the batch's
+// own statistics, which the float differences carry with more rounding.
+class FusedBatchNormGradTest : public test::GradCheckTest<float> {
+ protected:
+  static constexpr GradTolerance kBnTol = {5e-3, 0};
+
+  void CheckBatchNorm(const char* op, const TensorShape& x, const char* format,
+                      bool training) {
+    SCOPED_TRACE(::testing::Message() << op << " " << x.DebugString() << " "
+                                      << format << " training " << training);
+    const int cdim = format[1] == 'C' ? 1 : x.dims() - 1;
+    const TensorShape vec({x.dim_size(cdim)});
+    const std::string type = op;
+    Check(
+        {{x, -1, 1}, {vec, 0.5, 1.5}, {vec}},
+        [&](const Scope& s, const std::vector<Output>& in) {
+          const Tensor mean = test::RandomUniform<float>(vec, -0.5, 0.5, 5);
+          const Tensor var = test::RandomUniform<float>(vec, 0.5, 1.5, 6);
+          if (type == "FusedBatchNorm") {
+            return ops::FusedBatchNorm(
+                       s, in[0], in[1], in[2], mean, var,
+                       ops::FusedBatchNorm::DataFormat(format).IsTraining(
+                           training))
+                .y;
+          }
+          if (type == "FusedBatchNormV2") {
+            return ops::FusedBatchNormV2(
+                       s, in[0], in[1], in[2], mean, var,
+                       ops::FusedBatchNormV2::DataFormat(format).IsTraining(
+                           training))
+                .y;
+          }
+          return ops::FusedBatchNormV3(
+                     s, in[0], in[1], in[2], mean, var,
+                     ops::FusedBatchNormV3::DataFormat(format).IsTraining(
+                         training))
+              .y;
+        },
+        kBnTol);
+  }
+};
+
+TEST_F(FusedBatchNormGradTest, EveryVersionBothModesBothLayouts) {
+  for (const char* op :
+       {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}) {
+    for (bool training : {true, false}) {
+      CheckBatchNorm(op, TensorShape({2, 2, 3, 3}), "NHWC", training);
+      CheckBatchNorm(op, TensorShape({2, 3, 2, 2}), "NCHW", training);
+    }
+  }
+}
+
+TEST_F(FusedBatchNormGradTest, FiveDimensionalV3) {
+  CheckBatchNorm("FusedBatchNormV3", TensorShape({2, 2, 2, 2, 3}), "NDHWC",
+                 true);
+  CheckBatchNorm("FusedBatchNormV3", TensorShape({2, 3, 2, 2, 2}), "NCDHW",
+                 false);
 }
 
 }  // namespace
