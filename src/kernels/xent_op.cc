@@ -32,8 +32,8 @@ Strides BroadcastStrides(const TensorShape& shape) {
   return {rows == 1 ? 0 : cols, cols == 1 ? 0 : 1};
 }
 
-// The numpy broadcast of two shapes of rank <= 2 into *dims; false when
-// they do not broadcast.
+// The numpy broadcast of two shapes into *dims; false when they do not
+// broadcast.
 bool BroadcastShapes(const TensorShape& a, const TensorShape& b,
                      std::vector<int64_t>* dims) {
   const int rank = std::max(a.dims(), b.dims());
@@ -60,9 +60,7 @@ class SoftmaxXentOp : public OpKernel {
     std::vector<int64_t> dims(in_dims.begin(), in_dims.end());
     if (logits.shape() != labels.shape()) {
       dims.clear();
-      OP_REQUIRES(ctx,
-                  logits.dims() <= 2 && labels.dims() <= 2 &&
-                      BroadcastShapes(logits.shape(), labels.shape(), &dims),
+      OP_REQUIRES(ctx, BroadcastShapes(logits.shape(), labels.shape(), &dims),
                   errors::InvalidArgument(
                       type_string(),
                       ": logits and labels must be broadcastable: "

@@ -322,7 +322,7 @@ gradients: The gradient flowing into Relu's output.
 features: Relu's input; the same shape as gradients.
 )doc");
 
-// ---- Gradient ops of the activations, softmax cross-entropy (issue 20)
+// ---- Activation gradients, softmax cross-entropies, FusedBatchNormGrad
 
 namespace {
 
@@ -362,8 +362,8 @@ Status XentShape(InferenceContext* c) {
 }
 
 // y_backprop and x of one shape (rank 4, or 5 for NDHWC and NCDHW) and
-// three [C] vectors: x_backprop is x's shape,
-// scale_backprop and offset_backprop [C], the reserve outputs [0].
+// three [C] vectors: x_backprop is x's shape, scale_backprop and
+// offset_backprop [C], the reserve outputs [0].
 Status FusedBatchNormGradShape(InferenceContext* c) {
   std::string format_str;
   MF_RETURN_IF_ERROR(c->GetAttr("data_format", &format_str));
@@ -392,9 +392,8 @@ Status FusedBatchNormGradShape(InferenceContext* c) {
 
 // The documentation FusedBatchNormGrad, V2 and V3 share.
 std::string FusedBatchNormGradDoc(const char* summary, const char* tail) {
-  return std::string(summary) + "\n\n" + R"doc(The gradients of x, scale and offset from the gradient of y.
-
-y_backprop: The gradient flowing into the forward op's y.
+  return std::string(summary) + "\n\n" +
+         R"doc(y_backprop: The gradient flowing into the forward op's y.
 x: The forward op's x.
 scale: The forward op's scale.
 reserve_space_1: Training: the forward op's reserve_space_1 (the batch
@@ -477,8 +476,9 @@ REGISTER_OP("EluGrad")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
     .Doc(R"doc(
-The gradient of Elu: gradients where outputs > 0, else
-gradients * (outputs + 1).
+The gradient of Elu, from its output.
+
+gradients where outputs > 0, else gradients * (outputs + 1).
 
 gradients: The gradient flowing into Elu's output.
 outputs: Elu's output.
@@ -491,8 +491,10 @@ REGISTER_OP("SeluGrad")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
     .Doc(R"doc(
-The gradient of Selu: gradients * scale where outputs > 0, else
-gradients * (outputs + scale * alpha).
+The gradient of Selu, from its output.
+
+gradients * scale where outputs > 0, else gradients * (outputs + scale *
+alpha).
 
 gradients: The gradient flowing into Selu's output.
 outputs: Selu's output.
@@ -506,8 +508,9 @@ REGISTER_OP("LeakyReluGrad")
     .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
     .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
     .Doc(R"doc(
-The gradient of LeakyRelu: gradients where features > 0, else
-alpha * gradients.
+The gradient of LeakyRelu, from its input.
+
+gradients where features > 0, else alpha * gradients.
 
 gradients: The gradient flowing into LeakyRelu's output.
 features: LeakyRelu's input.
@@ -557,7 +560,7 @@ REGISTER_OP("FusedBatchNormGrad")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormGradShape)
     .Doc(FusedBatchNormGradDoc(
-        "The gradient of FusedBatchNorm.",
+        "The gradients of FusedBatchNorm's x, scale and offset.",
         "reserve_space_3: Unused, empty.\nreserve_space_4: Unused, empty.\n"));
 
 REGISTER_OP("FusedBatchNormGradV2")
@@ -578,7 +581,7 @@ REGISTER_OP("FusedBatchNormGradV2")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormGradShape)
     .Doc(FusedBatchNormGradDoc(
-        "The gradient of FusedBatchNormV2.",
+        "The gradients of FusedBatchNormV2's x, scale and offset.",
         "reserve_space_3: Unused, empty.\nreserve_space_4: Unused, empty.\n"));
 
 REGISTER_OP("FusedBatchNormGradV3")
@@ -600,7 +603,7 @@ REGISTER_OP("FusedBatchNormGradV3")
     .Attr("is_training: bool = true")
     .SetShapeFn(FusedBatchNormGradShape)
     .Doc(FusedBatchNormGradDoc(
-        "The gradient of FusedBatchNormV3.",
+        "The gradients of FusedBatchNormV3's x, scale and offset.",
         "reserve_space_3: The forward op's reserve_space_3 (unused).\n"
         "reserve_space_4: Unused, empty.\nreserve_space_5: Unused, empty.\n"));
 

@@ -142,10 +142,12 @@ TEST_F(XentOpTest, RejectsShapesThatDoNotBroadcastToAMatrix) {
                        HasSubstr("SoftmaxCrossEntropyWithLogits: logits and "
                                  "labels must be broadcastable: "
                                  "logits_size=[2,3] labels_size=[3,3]")));
+  // Broadcastable, but to rank 3.
   EXPECT_THAT(Run<float>({1, 2, 3}, std::vector<double>(6), {2, 3},
                          std::vector<double>(6)),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("must be broadcastable")));
+                       HasSubstr("broadcasted to be 2-dimensional, but got "
+                                 "logits [1,2,3] and labels [2,3]")));
   for (const TensorShape& shape :
        {TensorShape({3}), TensorShape({1, 1, 3}), TensorShape({})}) {
     const std::vector<double> v(shape.num_elements());
