@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
+#include "Eigen/Core"
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
@@ -23,27 +25,27 @@ template <typename T>
 using AccumulatorType =
     std::conditional_t<std::is_same<T, double>::value, double, float>;
 
-// One row: loss and backprop from logits and the (valid) label. backprop
-// may be logits (a forwarded input): each logit is read before its own
-// element is written, and the label's logit before any is.
+// One row: loss and backprop from logits and the (valid) label, with the
+// exponentials in `buf` (classes long) computed by Eigen's vectorised exp.
+// backprop may be logits (a forwarded input): the row is read whole into
+// buf, and the label's logit, before any of it is written.
 template <typename T, typename Index>
 void SparseXentRow(const T* logits, int64_t classes, Index label, T* loss,
-                   T* backprop) {
+                   T* backprop, AccumulatorType<T>* buf) {
   using A = AccumulatorType<T>;
-  A max = static_cast<A>(logits[0]);
-  for (int64_t j = 1; j < classes; ++j) {
-    max = std::max(max, static_cast<A>(logits[j]));
-  }
-  A sum = 0;
-  for (int64_t j = 0; j < classes; ++j) {
-    sum += std::exp(static_cast<A>(logits[j]) - max);
-  }
-  *loss = static_cast<T>(std::log(sum) - (static_cast<A>(logits[label]) - max));
-  const A inv_sum = A(1) / sum;
-  for (int64_t j = 0; j < classes; ++j) {
-    const A p = std::exp(static_cast<A>(logits[j]) - max) * inv_sum;
-    backprop[j] = static_cast<T>(j == label ? p - A(1) : p);
-  }
+  using Row = Eigen::Array<A, Eigen::Dynamic, 1>;
+  const Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> in(logits,
+                                                                classes);
+  Eigen::Map<Row> e(buf, classes);
+  e = in.template cast<A>();
+  const A max = e.maxCoeff();
+  const A shifted_label = e[label] - max;
+  e = (e - max).exp();
+  const A sum = e.sum();
+  *loss = static_cast<T>(std::log(sum) - shifted_label);
+  Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> out(backprop, classes);
+  out = (e * (A(1) / sum)).template cast<T>();
+  backprop[label] = static_cast<T>(static_cast<A>(backprop[label]) - A(1));
 }
 
 template <typename T, typename Index>
@@ -99,9 +101,11 @@ class SparseSoftmaxXentOp : public OpKernel {
     const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
     Shard(workers->num_threads, workers->workers, batch,
           /*cost_per_unit=*/classes * 30, [&](int64_t b0, int64_t b1) {
+            std::vector<AccumulatorType<T>> buf(classes);
             for (int64_t i = b0; i < b1; ++i) {
               SparseXentRow<T, Index>(in + i * classes, classes, label[i],
-                                      loss_out + i, back_out + i * classes);
+                                      loss_out + i, back_out + i * classes,
+                                      buf.data());
             }
           });
   }
