@@ -1,4 +1,5 @@
-// FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3 on CPU:
+// FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3 on CPU (and their
+// gradients, FusedBatchNormGrad/V2/V3: see Note [FusedBatchNormGrad]):
 //   y = (x - mean) * rsqrt(variance + epsilon) * scale + offset
 // per channel, with the batch's own statistics when training (and the
 // running averages TensorFlow returns in batch_mean / batch_variance) or
@@ -318,9 +319,180 @@ class FusedBatchNormOp : public OpKernel {
   bool relu_ = false;            // _FusedBatchNormEx only
 };
 
+// Note [FusedBatchNormGrad]
+// With xhat = (x - mean) * rsqrt(variance + epsilon) per channel, over the
+// n elements of each channel:
+//   offset_backprop = sum(dy)
+//   scale_backprop  = sum(dy * xhat)
+//   training:  x_backprop = scale * rsqrt(variance + epsilon) *
+//                (dy - offset_backprop / n - xhat * scale_backprop / n),
+//              where mean and variance are the batch's own statistics
+//              (the forward op's reserve_space_1/2), which depend on x;
+//   inference: x_backprop = dy * scale * rsqrt(variance + epsilon), with
+//              the given population mean and variance as constants.
+// The sums accumulate in double. reserve_space_3/4 (V3: 4/5) are empty
+// vectors, as TensorFlow's CPU kernel leaves them.
+template <typename T, typename U>
+class FusedBatchNormGradOp : public OpKernel {
+ public:
+  explicit FusedBatchNormGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    float epsilon;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("epsilon", &epsilon));
+    epsilon_ = epsilon;
+    std::string format_str;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format_str));
+    int spatial_dims;
+    OP_REQUIRES_OK(ctx, GetTensorFormatAndSpatialDimsFromString(
+                            format_str, &format_, &spatial_dims));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("is_training", &is_training_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& dy = ctx->input(0);
+    const Tensor& x = ctx->input(1);
+    const Tensor& scale = ctx->input(2);
+    const Tensor& saved_mean = ctx->input(3);
+    const Tensor& saved_var = ctx->input(4);
+    OP_REQUIRES(
+        ctx, dy.dims() == 4 || dy.dims() == 5,
+        errors::InvalidArgument(
+            type_string(), ": y_backprop must be 4 or 5-dimensional, but got ",
+            dy.shape().DebugString()));
+    OP_REQUIRES(ctx, x.shape() == dy.shape(),
+                errors::InvalidArgument(
+                    type_string(),
+                    ": x and y_backprop must have the same shape, but x has "
+                    "shape ",
+                    x.shape().DebugString(), " and y_backprop has shape ",
+                    dy.shape().DebugString()));
+    const Layout l = MakeLayout(x.shape(), format_);
+    const int64_t channels = l.channels;
+    const char* names[] = {"scale", "reserve_space_1", "reserve_space_2"};
+    const Tensor* vecs[] = {&scale, &saved_mean, &saved_var};
+    for (int i = 0; i < 3; ++i) {
+      OP_REQUIRES(ctx, vecs[i]->dims() == 1,
+                  errors::InvalidArgument(type_string(), ": ", names[i],
+                                          " must be 1-dimensional, but got ",
+                                          vecs[i]->shape().DebugString()));
+      OP_REQUIRES(ctx, vecs[i]->NumElements() == channels,
+                  errors::InvalidArgument(
+                      type_string(), ": ", names[i],
+                      " must have as many elements as the channels of x (",
+                      channels, "), but got ", vecs[i]->NumElements()));
+    }
+
+    Tensor* dx = nullptr;
+    OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &dx));
+    Tensor* dscale = nullptr;
+    Tensor* doffset = nullptr;
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(1, TensorShape({channels}), &dscale));
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(2, TensorShape({channels}), &doffset));
+    for (int i = 3; i < ctx->num_outputs(); ++i) {
+      Tensor* unused = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape({0}), &unused));
+    }
+    U* scale_out = dscale->base<U>();
+    U* offset_out = doffset->base<U>();
+    const int64_t n = l.outer * l.inner;
+    if (n == 0) {
+      for (int64_t c = 0; c < channels; ++c)
+        scale_out[c] = offset_out[c] = U(0);
+      return;
+    }
+
+    const T* dyp = dy.base<const T>();
+    const T* xp = x.base<const T>();
+    const U* s = scale.base<const U>();
+    const U* m = saved_mean.base<const U>();
+    const U* v = saved_var.base<const U>();
+    std::vector<double> inv(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      inv[c] = 1.0 / std::sqrt(static_cast<double>(v[c]) + epsilon_);
+    }
+    // sum(dy) and sum(dy * (x - mean)) per channel.
+    std::vector<double> sum_dy(channels, 0.0);
+    std::vector<double> sum_dy_xc(channels, 0.0);
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const int64_t at = (o * channels + c) * l.inner;
+        const double mc = static_cast<double>(m[c]);
+        double a = 0;
+        double b = 0;
+        for (int64_t i = 0; i < l.inner; ++i) {
+          const double g = static_cast<double>(dyp[at + i]);
+          a += g;
+          b += g * (static_cast<double>(xp[at + i]) - mc);
+        }
+        sum_dy[c] += a;
+        sum_dy_xc[c] += b;
+      }
+    }
+    // x_backprop = k[c] * (dy - mean_dy[c]) - q[c] * (x - mean[c]) in
+    // training, k[c] * dy in inference.
+    std::vector<double> k(channels);
+    std::vector<double> mean_dy(channels, 0.0);
+    std::vector<double> q(channels, 0.0);
+    for (int64_t c = 0; c < channels; ++c) {
+      offset_out[c] = static_cast<U>(sum_dy[c]);
+      scale_out[c] = static_cast<U>(sum_dy_xc[c] * inv[c]);
+      k[c] = static_cast<double>(s[c]) * inv[c];
+      if (is_training_) {
+        mean_dy[c] = sum_dy[c] / static_cast<double>(n);
+        q[c] = k[c] * inv[c] * inv[c] * sum_dy_xc[c] / static_cast<double>(n);
+      }
+    }
+    T* dxp = dx->base<T>();
+    const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
+    Shard(workers->num_threads, workers->workers, l.outer,
+          /*cost_per_unit=*/channels * l.inner * 6 + 1,
+          [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; ++o) {
+              for (int64_t c = 0; c < channels; ++c) {
+                const int64_t at = (o * channels + c) * l.inner;
+                const double mc = static_cast<double>(m[c]);
+                for (int64_t i = 0; i < l.inner; ++i) {
+                  // dy is read before dx, which may be its forwarded buffer.
+                  const double g = static_cast<double>(dyp[at + i]);
+                  const double xc = static_cast<double>(xp[at + i]) - mc;
+                  dxp[at + i] =
+                      static_cast<T>(k[c] * (g - mean_dy[c]) - q[c] * xc);
+                }
+              }
+            }
+          });
+  }
+
+ private:
+  double epsilon_ = 0;
+  TensorFormat format_ = FORMAT_NHWC;
+  bool is_training_ = true;
+};
+
 REGISTER_KERNEL_BUILDER(
     Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"),
     FusedBatchNormOp<float, float>);
+
+REGISTER_KERNEL_BUILDER(
+    Name("FusedBatchNormGrad").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    FusedBatchNormGradOp<float, float>);
+#define REGISTER_GRAD_CPU(T)                               \
+  REGISTER_KERNEL_BUILDER(Name("FusedBatchNormGradV2")     \
+                              .Device(DEVICE_CPU)          \
+                              .TypeConstraint<T>("T")      \
+                              .TypeConstraint<float>("U"), \
+                          FusedBatchNormGradOp<T, float>); \
+  REGISTER_KERNEL_BUILDER(Name("FusedBatchNormGradV3")     \
+                              .Device(DEVICE_CPU)          \
+                              .TypeConstraint<T>("T")      \
+                              .TypeConstraint<float>("U"), \
+                          FusedBatchNormGradOp<T, float>);
+REGISTER_GRAD_CPU(float)
+REGISTER_GRAD_CPU(half)
+REGISTER_GRAD_CPU(bfloat16)
+#undef REGISTER_GRAD_CPU
 
 #define REGISTER_CPU(T)                                    \
   REGISTER_KERNEL_BUILDER(Name("FusedBatchNormV2")         \

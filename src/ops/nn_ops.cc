@@ -333,6 +333,291 @@ gradients: The gradient flowing into Relu's output.
 features: Relu's input; the same shape as gradients.
 )doc");
 
+// ---- Activation gradients, softmax cross-entropies, FusedBatchNormGrad
+
+namespace {
+
+// logits [batch, classes] and labels [batch]: loss [batch], backprop as
+// logits, with the batch dim merged across both.
+Status SparseXentShape(InferenceContext* c) {
+  ShapeHandle features;
+  ShapeHandle labels;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), 2, &features));
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &labels));
+  DimensionHandle batch;
+  MF_RETURN_IF_ERROR(c->Merge(c->Dim(features, 0), c->Dim(labels, 0), &batch));
+  MF_RETURN_IF_ERROR(c->ReplaceDim(features, 0, batch, &features));
+  c->set_output(0, c->Vector(batch));
+  c->set_output(1, features);
+  return OkStatus();
+}
+
+// logits and labels of one shape [batch, classes], or two that broadcast
+// to it: loss [batch], backprop [batch, classes].
+Status XentShape(InferenceContext* c) {
+  ShapeHandle shape;
+  if (!c->WithRank(c->input(0), 2, &shape).ok() ||
+      !c->Merge(shape, c->input(1), &shape).ok()) {
+    MF_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShapeFnHelper(
+        c, c->input(0), c->input(1), /*incompatible_shape_error=*/true,
+        &shape));
+    if (!c->RankKnown(shape) || c->Rank(shape) != 2) {
+      return errors::InvalidArgument(
+          "logits and labels must broadcast to rank 2, but got ",
+          c->DebugString(c->input(0)), " and ", c->DebugString(c->input(1)));
+    }
+  }
+  c->set_output(0, c->Vector(c->Dim(shape, 0)));
+  c->set_output(1, shape);
+  return OkStatus();
+}
+
+// y_backprop and x of one shape (rank 4, or 5 for NDHWC and NCDHW) and
+// three [C] vectors: x_backprop is x's shape, scale_backprop and
+// offset_backprop [C], the reserve outputs [0].
+Status FusedBatchNormGradShape(InferenceContext* c) {
+  std::string format_str;
+  MF_RETURN_IF_ERROR(c->GetAttr("data_format", &format_str));
+  TensorFormat format;
+  int spatial_dims;
+  MF_RETURN_IF_ERROR(GetTensorFormatAndSpatialDimsFromString(
+      format_str, &format, &spatial_dims));
+  ShapeHandle x;
+  MF_RETURN_IF_ERROR(c->WithRank(c->input(0), spatial_dims + 2, &x));
+  MF_RETURN_IF_ERROR(c->Merge(x, c->input(1), &x));
+  DimensionHandle channels =
+      c->Dim(x, GetTensorFeatureDimIndex(spatial_dims + 2, format));
+  for (int i = 2; i < 5; ++i) {
+    ShapeHandle vec;
+    MF_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vec));
+    MF_RETURN_IF_ERROR(c->Merge(channels, c->Dim(vec, 0), &channels));
+  }
+  MF_RETURN_IF_ERROR(c->ReplaceDim(
+      x, GetTensorFeatureDimIndex(spatial_dims + 2, format), channels, &x));
+  c->set_output(0, x);
+  c->set_output(1, c->Vector(channels));
+  c->set_output(2, c->Vector(channels));
+  for (int i = 3; i < c->num_outputs(); ++i) c->set_output(i, c->Vector(0));
+  return OkStatus();
+}
+
+// The documentation FusedBatchNormGrad, V2 and V3 share.
+std::string FusedBatchNormGradDoc(const char* summary, const char* tail) {
+  return std::string(summary) + "\n\n" +
+         R"doc(y_backprop: The gradient flowing into the forward op's y.
+x: The forward op's x.
+scale: The forward op's scale.
+reserve_space_1: Training: the forward op's reserve_space_1 (the batch
+  mean). Inference: the population mean.
+reserve_space_2: Training: the forward op's reserve_space_2 (the biased
+  batch variance). Inference: the population variance.
+x_backprop: The gradient of x. In training it includes the path through
+  the batch statistics.
+scale_backprop: The gradient of scale, per channel.
+offset_backprop: The gradient of offset, per channel.
+epsilon: The forward op's epsilon.
+data_format: The forward op's data_format.
+is_training: The forward op's is_training.
+)doc" + tail;
+}
+
+}  // namespace
+
+REGISTER_OP("SoftmaxCrossEntropyWithLogits")
+    .Input("features: T")
+    .Input("labels: T")
+    .Output("loss: T")
+    .Output("backprop: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(XentShape)
+    .Doc(R"doc(
+Softmax cross-entropy of each row of features against a distribution.
+
+loss[i] = sum_j labels[i][j] * (logsumexp(features[i]) - features[i][j]).
+features and labels may broadcast against each other (a [1, classes] row
+against a batch, say) to [batch, classes].
+
+features: Unscaled logits.
+labels: A probability distribution per row (each row sums to 1 for
+  backprop to be the loss's gradient).
+loss: The loss of each row, [batch].
+backprop: softmax(features) - labels, [batch, classes].
+)doc");
+
+REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits")
+    .Input("features: T")
+    .Input("labels: Tlabels")
+    .Output("loss: T")
+    .Output("backprop: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("Tlabels: {int32, int64} = DT_INT64")
+    .SetShapeFn(SparseXentShape)
+    .Doc(R"doc(
+Softmax cross-entropy of each row of features against a class index.
+
+loss[i] = -log(softmax(features[i])[labels[i]]), computed as
+logsumexp(features[i]) - features[i][labels[i]], so a tiny probability
+does not round to log(0).
+
+features: Unscaled logits, [batch, classes].
+labels: The class of each row, [batch], each in [0, classes); another value
+  is InvalidArgument.
+loss: The loss of each row, [batch].
+backprop: The loss's gradient with respect to features: softmax(features)
+  minus the one-hot labels.
+)doc");
+
+REGISTER_OP("Relu6Grad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: realnumbertype")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Relu6: gradients where 0 < features < 6, else 0.
+
+gradients: The gradient flowing into Relu6's output.
+features: Relu6's input (or its output: the mask is the same).
+)doc");
+
+REGISTER_OP("EluGrad")
+    .Input("gradients: T")
+    .Input("outputs: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Elu, from its output.
+
+gradients where outputs > 0, else gradients * (outputs + 1).
+
+gradients: The gradient flowing into Elu's output.
+outputs: Elu's output.
+)doc");
+
+REGISTER_OP("SeluGrad")
+    .Input("gradients: T")
+    .Input("outputs: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Selu, from its output.
+
+gradients * scale where outputs > 0, else gradients * (outputs + scale *
+alpha).
+
+gradients: The gradient flowing into Selu's output.
+outputs: Selu's output.
+)doc");
+
+REGISTER_OP("LeakyReluGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("alpha: float = 0.2")
+    .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of LeakyRelu, from its input.
+
+gradients where features > 0, else alpha * gradients.
+
+gradients: The gradient flowing into LeakyRelu's output.
+features: LeakyRelu's input.
+alpha: LeakyRelu's alpha.
+)doc");
+
+REGISTER_OP("SoftplusGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Softplus: gradients * sigmoid(features).
+
+gradients: The gradient flowing into Softplus's output.
+features: Softplus's input.
+)doc");
+
+REGISTER_OP("SoftsignGrad")
+    .Input("gradients: T")
+    .Input("features: T")
+    .Output("backprops: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn(shape_inference::MergeBothInputsShapeFn)
+    .Doc(R"doc(
+The gradient of Softsign: gradients / (1 + abs(features))^2.
+
+gradients: The gradient flowing into Softsign's output.
+features: Softsign's input.
+)doc");
+
+REGISTER_OP("FusedBatchNormGrad")
+    .Input("y_backprop: T")
+    .Input("x: T")
+    .Input("scale: T")
+    .Input("reserve_space_1: T")
+    .Input("reserve_space_2: T")
+    .Output("x_backprop: T")
+    .Output("scale_backprop: T")
+    .Output("offset_backprop: T")
+    .Output("reserve_space_3: T")
+    .Output("reserve_space_4: T")
+    .Attr("T: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormGradShape)
+    .Doc(FusedBatchNormGradDoc(
+        "The gradients of FusedBatchNorm's x, scale and offset.",
+        "reserve_space_3: Unused, empty.\nreserve_space_4: Unused, empty.\n"));
+
+REGISTER_OP("FusedBatchNormGradV2")
+    .Input("y_backprop: T")
+    .Input("x: T")
+    .Input("scale: float")
+    .Input("reserve_space_1: U")
+    .Input("reserve_space_2: U")
+    .Output("x_backprop: T")
+    .Output("scale_backprop: U")
+    .Output("offset_backprop: U")
+    .Output("reserve_space_3: U")
+    .Output("reserve_space_4: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormGradShape)
+    .Doc(FusedBatchNormGradDoc(
+        "The gradients of FusedBatchNormV2's x, scale and offset.",
+        "reserve_space_3: Unused, empty.\nreserve_space_4: Unused, empty.\n"));
+
+REGISTER_OP("FusedBatchNormGradV3")
+    .Input("y_backprop: T")
+    .Input("x: T")
+    .Input("scale: float")
+    .Input("reserve_space_1: U")
+    .Input("reserve_space_2: U")
+    .Input("reserve_space_3: U")
+    .Output("x_backprop: T")
+    .Output("scale_backprop: U")
+    .Output("offset_backprop: U")
+    .Output("reserve_space_4: U")
+    .Output("reserve_space_5: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(FusedBatchNormGradShape)
+    .Doc(FusedBatchNormGradDoc(
+        "The gradients of FusedBatchNormV3's x, scale and offset.",
+        "reserve_space_3: The forward op's reserve_space_3 (unused).\n"
+        "reserve_space_4: Unused, empty.\nreserve_space_5: Unused, empty.\n"));
+
 REGISTER_OP("Relu6")
     .Input("features: T")
     .Output("activations: T")

@@ -1,7 +1,8 @@
 // FusedBatchNorm, V2 and V3 against a reference computed here in double:
 // training and inference, the running averages with exponential_avg_factor,
 // NHWC, NCHW and the 5-D layouts, half and bfloat16 inputs, empty inputs,
-// the shape function against every output, and every error path.
+// the shape function against every output, and every error path. Then
+// FusedBatchNormGrad, V2 and V3 in both modes against their formulas.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -375,6 +376,161 @@ TEST_F(FusedBatchNormExOpTest, RejectsBadAttrsAndSideInput) {
                                 ::testing::HasSubstr(
                                     "side_input shape must be equal to input "
                                     "shape: [1,2,4,2] != [1,2,2,4]")));
+}
+
+// ---- FusedBatchNormGrad, V2 and V3 (Note [FusedBatchNormGrad])
+
+class FusedBatchNormGradOpTest : public test::ArrayOpTest {
+ protected:
+  void Make(const char* op, DataType t, bool training, const char* format,
+            float epsilon = 0.001f) {
+    const bool v1 = std::string(op) == "FusedBatchNormGrad";
+    auto& b = MakeNode(op).Input(t).Input(t);
+    const DataType u = v1 ? t : DT_FLOAT;
+    b.Input(u).Input(u).Input(u);
+    if (std::string(op) == "FusedBatchNormGradV3") b.Input(u);
+    b.Attr("epsilon", epsilon)
+        .Attr("data_format", format)
+        .Attr("is_training", training);
+    MF_ASSERT_OK(MakeOp());
+  }
+
+  // Random inputs (a positive variance); the outputs against the formulas
+  // worked out per element in double.
+  template <typename T>
+  void Check(const char* op, const std::vector<int64_t>& dims,
+             const char* format, bool training) {
+    SCOPED_TRACE(::testing::Message()
+                 << op << " " << DataTypeString(DataTypeToEnum<T>::v()) << " "
+                 << TensorShape(dims).DebugString() << " " << format
+                 << " training " << training);
+    const float eps = 0.001f;
+    Make(op, DataTypeToEnum<T>::v(), training, format, eps);
+    const TensorShape shape(dims);
+    const int cdim = format[1] == 'C' ? 1 : shape.dims() - 1;
+    const int64_t channels = shape.dim_size(cdim);
+    const TensorShape vec({channels});
+    const Tensor dy = test::RandomTensor<T>(shape, 11);
+    const Tensor x = test::RandomTensor<T>(shape, 12);
+    const Tensor scale = test::RandomTensor<float>(vec, 13);
+    const Tensor mean = test::RandomTensor<float>(vec, 14);
+    Tensor var = test::RandomTensor<float>(vec, 15);
+    for (int64_t c = 0; c < channels; ++c) {
+      var.base<float>()[c] = std::abs(var.base<float>()[c]) + 0.25f;
+    }
+    for (const Tensor* t :
+         {&dy, &x, &scale, &mean, static_cast<const Tensor*>(&var)}) {
+      AddInputTensor(*t);
+    }
+    if (std::string(op) == "FusedBatchNormGradV3") {
+      AddInputTensor(test::AsScalar<float>(0));
+    }
+    RunAndCheckShapes();
+
+    const auto channel_of = [&](int64_t e) {
+      return test::Unravel(e, shape)[cdim];
+    };
+    const auto f = [](const Tensor& t, int64_t c) {
+      return static_cast<double>(t.base<const float>()[c]);
+    };
+    const int64_t n = shape.num_elements();
+    const double per_channel = static_cast<double>(n / channels);
+    std::vector<double> sum_dy(channels, 0), sum_dy_xhat(channels, 0);
+    const auto xhat = [&](int64_t e) {
+      const int64_t c = channel_of(e);
+      return (test::ValueAt<T>(x, e) - f(mean, c)) / std::sqrt(f(var, c) + eps);
+    };
+    for (int64_t e = 0; e < n; ++e) {
+      sum_dy[channel_of(e)] += test::ValueAt<T>(dy, e);
+      sum_dy_xhat[channel_of(e)] += test::ValueAt<T>(dy, e) * xhat(e);
+    }
+    std::vector<double> dx(n);
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t c = channel_of(e);
+      const double k = f(scale, c) / std::sqrt(f(var, c) + eps);
+      const double g = test::ValueAt<T>(dy, e);
+      dx[e] = training ? k * (g - sum_dy[c] / per_channel -
+                              xhat(e) * sum_dy_xhat[c] / per_channel)
+                       : k * g;
+    }
+    double tol = 1e-5;
+    if (std::is_same<T, half>::value) tol = 5e-3;
+    if (std::is_same<T, bfloat16>::value) tol = 3e-2;
+    test::ExpectNearReference<T>(*GetOutput(0), shape, dx, tol);
+    test::ExpectNearReference<float>(*GetOutput(1), vec, sum_dy_xhat,
+                                     1e-5 * per_channel);
+    test::ExpectNearReference<float>(*GetOutput(2), vec, sum_dy,
+                                     1e-5 * per_channel);
+    EXPECT_EQ(GetOutput(3)->shape(), TensorShape({0}));
+    EXPECT_EQ(GetOutput(4)->shape(), TensorShape({0}));
+  }
+};
+
+TEST_F(FusedBatchNormGradOpTest, FloatMatchesFormulasInBothModes) {
+  for (const char* op :
+       {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    for (const bool training : {true, false}) {
+      Check<float>(op, {2, 3, 4, 5}, "NHWC", training);
+      Check<float>(op, {2, 3, 4, 5}, "NCHW", training);
+      Check<float>(op, {1, 1, 1, 3}, "NHWC", training);
+    }
+  }
+}
+
+TEST_F(FusedBatchNormGradOpTest, FiveDimensionalLargeAndNarrowTypes) {
+  Check<float>("FusedBatchNormGradV3", {2, 2, 3, 4, 3}, "NDHWC", true);
+  Check<float>("FusedBatchNormGradV3", {2, 3, 2, 3, 4}, "NCDHW", false);
+  Check<float>("FusedBatchNormGradV3", {4, 32, 32, 16}, "NHWC", true);
+  Check<float>("FusedBatchNormGradV3", {4, 16, 32, 32}, "NCHW", true);
+  Check<half>("FusedBatchNormGradV2", {2, 3, 4, 5}, "NHWC", true);
+  Check<bfloat16>("FusedBatchNormGradV3", {2, 3, 4, 5}, "NCHW", false);
+}
+
+TEST_F(FusedBatchNormGradOpTest, EmptyInputGivesZeroScaleAndOffsetGradients) {
+  Make("FusedBatchNormGradV3", DT_FLOAT, true, "NHWC");
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 2, 2, 3})));
+  AddInputTensor(Tensor(DT_FLOAT, TensorShape({0, 2, 2, 3})));
+  for (int i = 0; i < 3; ++i) {
+    AddInputFromArray<float>(TensorShape({3}), {1, 2, 3});
+  }
+  AddInputTensor(test::AsScalar<float>(0));
+  RunAndCheckShapes();
+  EXPECT_EQ(GetOutput(0)->shape(), TensorShape({0, 2, 2, 3}));
+  test::ExpectTensorEqual<float>(*GetOutput(1),
+                                 test::AsTensor<float>({0, 0, 0}));
+  test::ExpectTensorEqual<float>(*GetOutput(2),
+                                 test::AsTensor<float>({0, 0, 0}));
+}
+
+TEST_F(FusedBatchNormGradOpTest, RejectsBadShapes) {
+  const auto run = [&](const TensorShape& dy, const TensorShape& x,
+                       const std::vector<TensorShape>& vecs,
+                       const std::string& substr) {
+    Make("FusedBatchNormGradV2", DT_FLOAT, true, "NHWC");
+    AddInputTensor(test::RandomTensor<float>(dy, 1));
+    AddInputTensor(test::RandomTensor<float>(x, 2));
+    for (const TensorShape& s : vecs) {
+      AddInputTensor(test::RandomTensor<float>(s, 3));
+    }
+    ExpectInvalid(substr);
+  };
+  const TensorShape x({1, 2, 2, 3});
+  const TensorShape c3({3});
+  run(TensorShape({2, 3, 3}), TensorShape({2, 3, 3}), {c3, c3, c3},
+      "FusedBatchNormGradV2: y_backprop must be 4 or 5-dimensional, but got "
+      "[2,3,3]");
+  run(x, TensorShape({1, 2, 2, 4}), {c3, c3, c3},
+      "x and y_backprop must have the same shape, but x has shape [1,2,2,4] "
+      "and y_backprop has shape [1,2,2,3]");
+  run(x, x, {TensorShape({1, 3}), c3, c3},
+      "scale must be 1-dimensional, but got [1,3]");
+  run(x, x, {c3, TensorShape({}), c3},
+      "reserve_space_1 must be 1-dimensional, but got []");
+  run(x, x, {c3, c3, TensorShape({4})},
+      "reserve_space_2 must have as many elements as the channels of x (3), "
+      "but got 4");
+  run(x, x, {TensorShape({2}), c3, c3},
+      "scale must have as many elements as the channels of x (3), but got 2");
 }
 
 }  // namespace

@@ -541,6 +541,70 @@ TEST(NnOpsTest, MaxPoolGradsHaveOrigInputShape) {
   op = ShapeInferenceTestOp("MaxPoolGradV2");
   op.Attr("padding", "SAME");
   INFER_OK(op, "[2,6,4,3];?;?;[4];[4]", "in0");
+// ---- Gradient ops and cross-entropies (issue 20)
+
+TEST(NnOpsTest, ActivationGradsMergeTheirInputs) {
+  for (const char* name : {"Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
+                           "SoftplusGrad", "SoftsignGrad"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[2,?];[?,3]", "[d0_0,d1_1]");
+    INFER_OK(op, "?;[2,3]", "in1");
+    INFER_ERROR("Dimension 0 in both shapes must be equal, but are 2 and 3", op,
+                "[2];[3]");
+  }
+}
+
+TEST(NnOpsTest, SparseSoftmaxCrossEntropyWithLogits) {
+  ShapeInferenceTestOp op("SparseSoftmaxCrossEntropyWithLogits");
+  INFER_OK(op, "[2,10];[2]", "[d0_0];[d0_0,d0_1]");
+  INFER_OK(op, "[?,10];[2]", "[d1_0];[d1_0,d0_1]");
+  INFER_OK(op, "?;?", "[?];[?,?]");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2,10];[3]");
+  INFER_ERROR("Shape must be rank 2 but is rank 1", op, "[10];[1]");
+  INFER_ERROR("Shape must be rank 1 but is rank 2", op, "[2,10];[2,1]");
+}
+
+TEST(NnOpsTest, SoftmaxCrossEntropyWithLogits) {
+  ShapeInferenceTestOp op("SoftmaxCrossEntropyWithLogits");
+  INFER_OK(op, "[2,10];[2,10]", "[d0_0];in0");
+  INFER_OK(op, "[?,10];[2,?]", "[d1_0];[d1_0,d0_1]");
+  INFER_OK(op, "?;?", "[?];[?,?]");
+  // Broadcasting (softmax_cross_entropy_with_logits_v2).
+  INFER_OK(op, "[1,10];[5,10]", "[d1_0];[d1_0,d0_1]");
+  INFER_OK(op, "[10];[5,10]", "[d1_0];[d1_0,d0_0]");
+  INFER_OK(op, "[5,10];[10]", "[d0_0];[d0_0,d0_1]");
+  INFER_ERROR("Dimensions must be equal, but are 2 and 3", op, "[2,10];[3,10]");
+  INFER_ERROR(
+      "logits and labels must broadcast to rank 2, but got [10] and "
+      "[10]",
+      op, "[10];[10]");
+  INFER_ERROR("must broadcast to rank 2", op, "[1,2,10];[2,10]");
+}
+
+TEST(NnOpsTest, FusedBatchNormGrad) {
+  for (const char* name : {"FusedBatchNormGrad", "FusedBatchNormGradV2"}) {
+    ShapeInferenceTestOp op(name);
+    INFER_OK(op, "[2,3,4,5];[2,3,4,5];[5];[5];[5]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_3];[d0_3];[0];[0]");
+    INFER_OK(op, "[2,3,4,?];?;[?];[5];?",
+             "[d0_0,d0_1,d0_2,d3_0];[d3_0];[d3_0];[0];[0]");
+    INFER_OK(op, "?;?;?;?;?", "[?,?,?,?];[?];[?];[0];[0]");
+    INFER_ERROR("Dimensions must be equal, but are 5 and 6", op,
+                "[2,3,4,5];[2,3,4,5];[5];[6];[5]");
+    INFER_ERROR("Shape must be rank 4 but is rank 3", op,
+                "[2,3,5];[2,3,5];[5];[5];[5]");
+    INFER_ERROR("Shape must be rank 1 but is rank 2", op,
+                "[2,3,4,5];[2,3,4,5];[5];[5];[5,1]");
+    op.Attr("data_format", "NCHW");
+    INFER_OK(op, "[2,3,4,5];[2,3,4,5];[3];[3];[3]",
+             "[d0_0,d0_1,d0_2,d0_3];[d0_1];[d0_1];[0];[0]");
+  }
+  ShapeInferenceTestOp op("FusedBatchNormGradV3");
+  op.Attr("data_format", "NCDHW");
+  INFER_OK(op, "[2,3,4,5,6];[2,3,4,5,6];[3];[3];[3];[]",
+           "[d0_0,d0_1,d0_2,d0_3,d0_4];[d0_1];[d0_1];[0];[0]");
+  INFER_ERROR("Shape must be rank 5 but is rank 4", op,
+              "[2,3,4,5];[2,3,4,5];[3];[3];[3];[]");
 }
 
 }  // namespace
