@@ -385,12 +385,43 @@ static void RegisteredCGradient(void) {
   MF_DeleteStatus(s);
 }
 
+/* A gradient a custom-op library registers in C++ (REGISTER_GRADIENT_OP,
+ * tests/cc/framework/grad_op_library.cc) is the one MF_AddGradients uses:
+ * the registry is one per process. */
+static void GradientFromAnOpLibrary(void) {
+  MF_Status* s = MF_NewStatus();
+  MF_Graph* g = MF_NewGraph();
+  MF_Library* lib = MF_LoadLibrary(MINFLOW_GRAD_OP_LIBRARY, s);
+  MF_Operation *x, *triple;
+  MF_OperationDescription* d;
+  MF_Output y, xo, dy;
+  const float feed[1][3] = {{1, 2, 3}};
+  const float want[1][3] = {{3, 3, 3}};
+  MFT_CHECK_OK(s);
+  x = MftPlaceholder(g, "x", kDims3, 1, s);
+  MFT_CHECK_OK(s);
+  xo = MftOut(x, 0);
+  d = MF_NewOperation(g, "GradLibTest>Triple", "triple");
+  MF_AddInput(d, xo);
+  triple = MF_FinishOperation(d, s);
+  MFT_CHECK_OK(s);
+  y = MftOut(triple, 0);
+  MF_AddGradients(g, &y, 1, &xo, 1, NULL, s, &dy);
+  MFT_CHECK_OK(s);
+  MFT_CHECK_STREQ(MF_OperationOpType(dy.oper), "GradLibTest>Triple");
+  RunAndCheck(g, &xo, feed, 1, &dy, want, 1);
+  MF_DeleteLibraryHandle(lib);
+  MF_DeleteGraph(g);
+  MF_DeleteStatus(s);
+}
+
 int main(void) {
   PolynomialGradient();
   MultipleYsAndXsAndDx();
   Prefix();
   Errors(); /* before MedianPool2D gets a gradient below */
   RegisteredCGradient();
+  GradientFromAnOpLibrary();
   printf("c_api_gradients_test: OK\n");
   return 0;
 }
