@@ -213,6 +213,19 @@ void MF_DeleteFunction(MF_Function* func);
 void MF_GraphCopyFunction(MF_Graph* g, const MF_Function* func,
                           const MF_Function* grad, MF_Status* status);
 
+/* Gradients (minflow/gradients.py). */
+void MF_SetStatus(MF_Status* s, MF_Code code, const char* msg);
+void MF_AddGradientsWithPrefix(MF_Graph* g, const char* prefix, MF_Output* y,
+                               int ny, MF_Output* x, int nx, MF_Output* dx,
+                               MF_Status* status, MF_Output* dy);
+typedef void (*MF_GradientFunction)(void* context, MF_Graph* graph,
+                                    MF_Operation* oper, const char* name_scope,
+                                    const MF_Output* output_grads,
+                                    int num_outputs, MF_Output* input_grads,
+                                    int num_inputs, MF_Status* status);
+void MF_RegisterGradientFunction(const char* op_type, MF_GradientFunction fn,
+                                 void* context, MF_Status* status);
+
 MF_Library* MF_LoadLibrary(const char* library_filename, MF_Status* status);
 MF_Buffer MF_GetOpList(MF_Library* lib_handle);
 void MF_DeleteLibraryHandle(MF_Library* lib_handle);

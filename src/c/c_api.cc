@@ -25,6 +25,16 @@ MF_Graph::MF_Graph() : graph(minflow::OpRegistry::Global()) {
 namespace minflow {
 namespace c_api {
 
+Status EnsureGraphRefiner(MF_Graph* g) {
+  if (g->refiner != nullptr) return OkStatus();
+  auto refiner = std::make_shared<ShapeRefiner>(g->graph.versions().producer(),
+                                                g->graph.op_registry());
+  MF_RETURN_IF_ERROR(refiner->RefineGraph(g->graph));
+  refiner->AttachShapes(&g->graph);
+  g->refiner = std::move(refiner);
+  return OkStatus();
+}
+
 Status ImportAndRefine(MF_Graph* g, const GraphConstructorOptions& options,
                        const GraphDef& graph_def, std::vector<Node*>* added) {
   const VersionDef versions = g->graph.versions();
@@ -129,14 +139,7 @@ Status CompleteNodeDef(const MF_OperationDescription& desc, const OpDef& op_def,
 // graphs]). On error `node` has no results and may be removed.
 Status RefineNewOperation(MF_Graph* g, Node& node)
     ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu) {
-  if (g->refiner == nullptr) {
-    auto refiner = std::make_unique<ShapeRefiner>(
-        g->graph.versions().producer(), g->graph.op_registry());
-    MF_RETURN_IF_ERROR(refiner->RefineGraph(g->graph));
-    refiner->AttachShapes(&g->graph);
-    g->refiner = std::move(refiner);
-    return OkStatus();
-  }
+  if (g->refiner == nullptr) return EnsureGraphRefiner(g);
   MF_RETURN_IF_ERROR(g->refiner->AddNode(g->graph, node));
   std::vector<PartialTensorShape> shapes;
   for (int i = 0; i < g->refiner->num_outputs(node.id()); ++i) {

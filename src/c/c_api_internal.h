@@ -73,7 +73,8 @@ struct MF_Graph {
   minflow::Graph graph ABSL_GUARDED_BY(mu);
   // The refiner MF_FinishOperation extends; null when an import changed the
   // graph since it was made.
-  std::unique_ptr<minflow::ShapeRefiner> refiner ABSL_GUARDED_BY(mu);
+  // Shared: MF_AddGradients's Scope holds it too (c_api_gradients.cc).
+  std::shared_ptr<minflow::ShapeRefiner> refiner ABSL_GUARDED_BY(mu);
   int num_sessions ABSL_GUARDED_BY(mu) = 0;
   bool delete_requested ABSL_GUARDED_BY(mu) = false;
 };
@@ -129,6 +130,10 @@ Status CopyToBuffer(const std::string& bytes, MF_Buffer* out);
 Status MessageToBuffer(const char* function,
                        const google::protobuf::MessageLite& message,
                        MF_Buffer* out);
+
+// Makes g->refiner from the whole graph, and attaches the shapes, unless
+// it exists (Note [C API graphs]).
+Status EnsureGraphRefiner(MF_Graph* g) ABSL_EXCLUSIVE_LOCKS_REQUIRED(g->mu);
 
 // Adds `graph_def` to g's graph through the importer, then refines the
 // whole graph; on any error removes what was added (Note [C API graphs]).

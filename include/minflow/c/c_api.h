@@ -404,6 +404,63 @@ MF_CAPI_EXPORT extern void MF_SetAttrValueProto(MF_OperationDescription* desc,
 MF_CAPI_EXPORT extern MF_Operation* MF_FinishOperation(
     MF_OperationDescription* desc, MF_Status* status);
 
+/* ---- Gradients ---------------------------------------------------------- */
+
+/* Adds to `g` the operations computing the partial derivatives of
+ * y[0] + ... + y[ny-1] with respect to each x (TensorFlow's
+ * TF_AddGradients): dy[i] receives d(sum of ys)/d(x[i]). `dx` holds ny
+ * gradients flowing into the ys (each of its y's dtype), or is NULL for
+ * ones. An x that no y depends on through floating-point edges, or whose
+ * every path goes through an op without gradient (StopGradient, Shape),
+ * gets dy[i] = {NULL, -1}. The new operations are named under
+ * "gradients" (made unique: "gradients_1" when taken). Errors: a NULL or
+ * foreign output is InvalidArgument, an output index out of range
+ * OutOfRange; an op on a path with no registered gradient is NotFound
+ * naming it; a loop is Unimplemented. On error the graph is left as it
+ * was (TensorFlow leaves what it added) and dy is not written. */
+MF_CAPI_EXPORT extern void MF_AddGradients(MF_Graph* g, MF_Output* y, int ny,
+                                           MF_Output* x, int nx, MF_Output* dx,
+                                           MF_Status* status, MF_Output* dy);
+
+/* As MF_AddGradients, with the new operations named under "<prefix>/"
+ * (TF_AddGradientsWithPrefix). A prefix that is the name of an operation of
+ * `g`, or the start of one's name up to a '/', is InvalidArgument; NULL
+ * or "" is the default prefix. */
+MF_CAPI_EXPORT extern void MF_AddGradientsWithPrefix(
+    MF_Graph* g, const char* prefix, MF_Output* y, int ny, MF_Output* x,
+    int nx, MF_Output* dx, MF_Status* status, MF_Output* dy);
+
+/* A gradient function written against the C API (a language binding's
+ * gradients). Called by MF_AddGradients, on its thread, for an operation
+ * `oper` of `graph` of the registered type: `output_grads` holds one
+ * gradient per output of `oper` (num_outputs of them), and the function
+ * writes one gradient per input into `input_grads` (num_inputs entries,
+ * each {NULL, -1} on entry: an entry left so has no gradient). It adds its
+ * operations with MF_NewOperation/MF_FinishOperation (the graph is not
+ * locked during the call), preferably named under `name_scope` + "/", a
+ * name nothing else in the graph uses. It reports failure by setting
+ * `status`; MF_AddGradients then fails with that code and message, naming
+ * the operation. */
+typedef void (*MF_GradientFunction)(void* context, MF_Graph* graph,
+                                    MF_Operation* oper, const char* name_scope,
+                                    const MF_Output* output_grads,
+                                    int num_outputs, MF_Output* input_grads,
+                                    int num_inputs, MF_Status* status);
+
+/* Registers `fn` (with `context`, passed back on every call) as the
+ * gradient of op type `op_type`, in the process-wide gradient registry
+ * that C++'s REGISTER_GRADIENT_OP fills (as TensorFlow Python's
+ * RegisterGradient). Registrations are permanent: `context` must outlive
+ * every MF_AddGradients call. AlreadyExists when `op_type` has a gradient,
+ * or is declared to have none; InvalidArgument for a NULL or empty
+ * `op_type` or a NULL `fn`. Such a gradient is only used by
+ * MF_AddGradients: C++'s AddSymbolicGradients meeting it fails with
+ * FailedPrecondition. */
+MF_CAPI_EXPORT extern void MF_RegisterGradientFunction(const char* op_type,
+                                                       MF_GradientFunction fn,
+                                                       void* context,
+                                                       MF_Status* status);
+
 /* ---- Functions ---------------------------------------------------------- */
 
 /* A function: a FunctionDef that graphs may add to their library and call

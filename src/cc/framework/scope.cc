@@ -80,6 +80,25 @@ Scope Scope::NewRootScope() {
   return Scope(std::move(impl));
 }
 
+Scope Scope::NewRootScopeOver(Graph* graph, ShapeRefiner* refiner) {
+  auto impl = std::make_unique<Impl>();
+  // Aliasing shared_ptrs with no owner: the caller keeps both alive.
+  impl->graph = std::shared_ptr<Graph>(std::shared_ptr<Graph>(), graph);
+  impl->refiner =
+      std::shared_ptr<ShapeRefiner>(std::shared_ptr<ShapeRefiner>(), refiner);
+  impl->status = std::make_shared<Status>();
+  impl->name_map = std::make_shared<Impl::NameMap>();
+  for (const Node* node : graph->nodes()) {
+    const std::string& name = node->name();
+    impl->name_map->emplace(name, 0);
+    for (size_t slash = name.find('/'); slash != std::string::npos;
+         slash = name.find('/', slash + 1)) {
+      impl->name_map->emplace(name.substr(0, slash), 0);
+    }
+  }
+  return Scope(std::move(impl));
+}
+
 Scope Scope::NewSubScope(const std::string& child_scope_name) const {
   auto impl = std::make_unique<Impl>(*impl_);
   impl->op_name.clear();

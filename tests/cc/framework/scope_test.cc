@@ -48,6 +48,23 @@ TEST(ScopeTest, SuffixSkipsNamesAlreadyTaken) {
   EXPECT_THAT(NodeNames(root), ElementsAre("x_1", "x", "x_2"));
 }
 
+TEST(ScopeTest, RootScopeOverAGraphTakesItsNamesAndPrefixes) {
+  Scope first = Scope::NewRootScope();
+  ops::Const(first.NewSubScope("gradients"), 1.0f);
+  ops::Const(first.WithOpName("Const"), 2.0f);
+  MF_ASSERT_OK(first.status());
+  // A second scope over the same graph and refiner, as the C API makes.
+  Scope over = Scope::NewRootScopeOver(first.graph(), first.refiner());
+  auto a = ops::Const(over, 3.0f);
+  auto b = ops::Const(over.NewSubScope("gradients"), 4.0f);
+  auto c = ops::Neg(over, a);
+  MF_ASSERT_OK(over.status());
+  EXPECT_EQ(a.node()->name(), "Const_1");
+  EXPECT_EQ(b.node()->name(), "gradients_1/Const");
+  EXPECT_EQ(over.graph(), first.graph());
+  EXPECT_EQ(c.node()->output_shape(0).dims(), 0);
+}
+
 TEST(ScopeTest, SubScopesPrefixNamesAndAreMadeUnique) {
   Scope root = Scope::NewRootScope();
   Scope a = root.NewSubScope("a");

@@ -33,6 +33,11 @@ class Scope {
 
   // A new graph (over the global op registry) with an OK status.
   static Scope NewRootScope();
+  // A root scope over an existing `graph`, with `refiner` holding the shapes
+  // of all its nodes (TensorFlow's NewInternalScope, for the C API). Neither
+  // is owned: both must outlive every copy of the scope. The names of the
+  // graph's nodes, and their '/' prefixes, count as taken.
+  static Scope NewRootScopeOver(Graph* graph, ShapeRefiner* refiner);
 
   // A child scope: ops made in it are named "<prefix>/<child>/<op>".
   // Repeated child names are made unique as TensorFlow does ("b", "b_1").
