@@ -541,6 +541,8 @@ TEST(NnOpsTest, MaxPoolGradsHaveOrigInputShape) {
   op = ShapeInferenceTestOp("MaxPoolGradV2");
   op.Attr("padding", "SAME");
   INFER_OK(op, "[2,6,4,3];?;?;[4];[4]", "in0");
+}
+
 // ---- Gradient ops and cross-entropies (issue 20)
 
 TEST(NnOpsTest, ActivationGradsMergeTheirInputs) {

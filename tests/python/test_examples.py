@@ -30,3 +30,9 @@ def test_zero_out_example(source_dir, zero_out_library):
     assert "zero_out([5, 4, 3, 2, 1]) = [5 0 0 0 0]" in out
     assert "= [0.  2.5 0. ]" in out
     assert "an empty vector: InvalidArgumentError" in out
+
+
+def test_train_digits_example(source_dir):
+    out = _run(source_dir, "train_digits.py")
+    assert "held-out accuracy: trained" in out
+    assert "trained to the bundled graph's accuracy" in out
