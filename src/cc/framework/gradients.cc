@@ -34,20 +34,6 @@ namespace {
 // conditionals] in functional_grad.cc). Loops are out of scope: a loop op
 // on a path is Unimplemented, before anything is added.
 
-bool CarriesGradient(DataType dtype) {
-  switch (RemoveRefType(dtype)) {
-    case DT_FLOAT:
-    case DT_DOUBLE:
-    case DT_HALF:
-    case DT_BFLOAT16:
-    case DT_COMPLEX64:
-    case DT_COMPLEX128:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool IsLoopOp(absl::string_view op) {
   return IsEnterOp(op) || IsExitOp(op) || IsNextIterationOp(op) ||
          IsLoopCondOp(op) || op == "While" || op == "StatelessWhile";
@@ -285,6 +271,20 @@ Status SymbolicGradientBuilder::Run(std::vector<Output>* grad_xs) {
 }
 
 }  // namespace
+
+bool CarriesGradient(DataType dtype) {
+  switch (RemoveRefType(dtype)) {
+    case DT_FLOAT:
+    case DT_DOUBLE:
+    case DT_HALF:
+    case DT_BFLOAT16:
+    case DT_COMPLEX64:
+    case DT_COMPLEX128:
+      return true;
+    default:
+      return false;
+  }
+}
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs,

@@ -40,20 +40,6 @@ namespace {
 // (random numbers, assignments) is refused, naming the node: its gradient
 // would silently use different values.
 
-bool CarriesGradient(DataType dtype) {
-  switch (RemoveRefType(dtype)) {
-    case DT_FLOAT:
-    case DT_DOUBLE:
-    case DT_HALF:
-    case DT_BFLOAT16:
-    case DT_COMPLEX64:
-    case DT_COMPLEX128:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Stateful ops a branch may still recompute: they read state and change
 // none.
 bool IsRecomputable(const Node& node) {

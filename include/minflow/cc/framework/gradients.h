@@ -38,6 +38,10 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs,
                             std::vector<Output>* grad_xs);
 
+// Whether edges of `dtype` (a reference type counts as its value type)
+// carry gradients: the floating-point and complex types.
+bool CarriesGradient(DataType dtype);
+
 // Replaces each NoGradient() in `*grad_xs` by zeros shaped as the matching
 // x (ZerosLike), for callers that want a tensor for every x (TensorFlow
 // Python's unconnected_gradients=ZERO). `xs` and `*grad_xs` pair up.
