@@ -101,7 +101,13 @@ class SparseSoftmaxXentOp : public OpKernel {
     const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
     Shard(workers->num_threads, workers->workers, batch,
           /*cost_per_unit=*/classes * 30, [&](int64_t b0, int64_t b1) {
-            std::vector<AccumulatorType<T>> buf(classes);
+            // Aligned the same way every time: Eigen's vectorised sum
+            // starts with scalar steps up to the first aligned element,
+            // so a buffer aligned differently from run to run would add
+            // in another order and the loss would differ in its last bits.
+            std::vector<AccumulatorType<T>,
+                        Eigen::aligned_allocator<AccumulatorType<T>>>
+                buf(classes);
             for (int64_t i = b0; i < b1; ++i) {
               SparseXentRow<T, Index>(in + i * classes, classes, label[i],
                                       loss_out + i, back_out + i * classes,
