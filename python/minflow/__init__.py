@@ -37,7 +37,8 @@ from minflow.math_ops import (add, argmax, cast, divide, floordiv,  # noqa
 from minflow.op_gen import constant, convert_to_tensor  # noqa: E402
 from minflow.op_gen import load_op_library  # noqa: E402
 from minflow.session import Session, get_default_session  # noqa: E402
-from minflow.gradients_impl import RegisterGradient, gradients  # noqa: E402
+from minflow.gradients_impl import (  # noqa: E402
+    NotDifferentiable, RegisterGradient, gradients, no_gradient)
 
 __version__ = _ffi.string(_lib.MF_Version()).decode()
 newaxis = None

@@ -225,6 +225,7 @@ typedef void (*MF_GradientFunction)(void* context, MF_Graph* graph,
                                     int num_inputs, MF_Status* status);
 void MF_RegisterGradientFunction(const char* op_type, MF_GradientFunction fn,
                                  void* context, MF_Status* status);
+void MF_RegisterNoGradient(const char* op_type, MF_Status* status);
 
 MF_Library* MF_LoadLibrary(const char* library_filename, MF_Status* status);
 MF_Buffer MF_GetOpList(MF_Library* lib_handle);

@@ -119,6 +119,23 @@ class RegisterGradient(object):
         return fn
 
 
+def NotDifferentiable(op_type):  # noqa: N802 (TensorFlow's name)
+    """Declares that op type `op_type` has no gradient: gradients stop at
+    it instead of failing with NotFoundError (TensorFlow's
+    NotDifferentiable / no_gradient). KeyError when the op type has a
+    gradient or is declared already."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    status = errors.Status()
+    lib.MF_RegisterNoGradient(op_type.encode(), status.ptr)
+    if lib.MF_GetCode(status.ptr) == errors.ALREADY_EXISTS:
+        raise KeyError(ffi.string(lib.MF_Message(status.ptr)).decode())
+    status.check()
+
+
+no_gradient = NotDifferentiable
+
+
 def _as_list(value):
     return list(value) if isinstance(value, (list, tuple)) else [value]
 

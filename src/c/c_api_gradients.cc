@@ -284,4 +284,26 @@ void MF_RegisterGradientFunction(const char* op_type, MF_GradientFunction fn,
   c_api::SetOk(status);
 }
 
+void MF_RegisterNoGradient(const char* op_type, MF_Status* status) {
+  constexpr char kFunction[] = "MF_RegisterNoGradient";
+  if (op_type == nullptr || op_type[0] == '\0') {
+    c_api::Set(status, errors::InvalidArgument(
+                           kFunction, ": op_type must be a non-empty string"));
+    return;
+  }
+  // The registry refuses a second registration (C++'s, a C function's or
+  // another declaration) and says which it found.
+  minflow::ops::GradFunc existing = nullptr;
+  if (minflow::ops::GradOpRegistry::Global()->Lookup(op_type, &existing).ok() ||
+      !minflow::ops::GradOpRegistry::Global()->Register(op_type, nullptr)) {
+    c_api::Set(status,
+               errors::AlreadyExists(
+                   kFunction, ": op type ", op_type,
+                   existing == nullptr ? " is declared to have no gradient"
+                                       : " already has a registered gradient"));
+    return;
+  }
+  c_api::SetOk(status);
+}
+
 }  // extern "C"

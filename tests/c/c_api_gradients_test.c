@@ -415,6 +415,27 @@ static void GradientFromAnOpLibrary(void) {
   MF_DeleteStatus(s);
 }
 
+/* MF_RegisterNoGradient: a declaration like REGISTER_NO_GRADIENT_OP's,
+ * refused for op types that have a gradient or a declaration. (Python's
+ * test_not_differentiable_stops_gradients checks its effect.) */
+static void NoGradientDeclaration(void) {
+  static NegGradContext ctx;
+  MF_Status* s = MF_NewStatus();
+  MF_RegisterNoGradient("Mul", s);
+  MFT_CHECK_STATUS(s, MF_ALREADY_EXISTS, "already has a registered gradient");
+  MF_RegisterNoGradient("", s);
+  MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "op_type");
+  MF_RegisterNoGradient(NULL, s);
+  MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "op_type");
+  MF_RegisterNoGradient("LRN", s);
+  MFT_CHECK_OK(s);
+  MF_RegisterNoGradient("LRN", s);
+  MFT_CHECK_STATUS(s, MF_ALREADY_EXISTS, "declared to have no gradient");
+  MF_RegisterGradientFunction("LRN", NegGrad, &ctx, s);
+  MFT_CHECK_STATUS(s, MF_ALREADY_EXISTS, "declared to have no gradient");
+  MF_DeleteStatus(s);
+}
+
 int main(void) {
   PolynomialGradient();
   MultipleYsAndXsAndDx();
@@ -422,6 +443,7 @@ int main(void) {
   Errors(); /* before MedianPool2D gets a gradient below */
   RegisteredCGradient();
   GradientFromAnOpLibrary();
+  NoGradientDeclaration();
   printf("c_api_gradients_test: OK\n");
   return 0;
 }

@@ -185,3 +185,20 @@ def test_exception_in_a_gradient_function_is_raised_again(graph):
     assert made[0].endswith("/made_before_failing")
     assert graph._operation_by_name_or_none(made[0]) is None
     np.testing.assert_allclose(_run(y, {x: X}), 3 * X, rtol=1e-6)
+
+
+def test_not_differentiable_stops_gradients(graph):
+    # LocalResponseNormalization (LRN) has no gradient yet: NotFound, then
+    # declared without one, gradients stop there (here: only the + x term).
+    x = mf.placeholder(mf.float32, [1, 1, 1, 4])
+    y = mf.ops.lrn(x) + x
+    with pytest.raises(mf.errors.NotFoundError, match="LRN"):
+        mf.gradients(y, x)
+    mf.NotDifferentiable("LRN")
+    dx, = mf.gradients(y, x)
+    got = _run(dx, {x: X.reshape(1, 1, 1, 4)})
+    np.testing.assert_array_equal(got, np.ones((1, 1, 1, 4), np.float32))
+    with pytest.raises(KeyError, match="declared to have no gradient"):
+        mf.no_gradient("LRN")
+    with pytest.raises(KeyError, match="already has a registered gradient"):
+        mf.NotDifferentiable("MatMul")

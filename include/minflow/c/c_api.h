@@ -461,6 +461,14 @@ MF_CAPI_EXPORT extern void MF_RegisterGradientFunction(const char* op_type,
                                                        void* context,
                                                        MF_Status* status);
 
+/* Declares that op type `op_type` has no gradient (TensorFlow Python's
+ * NotDifferentiable, C++'s REGISTER_NO_GRADIENT_OP): gradients stop at it
+ * instead of failing with NotFound. AlreadyExists when `op_type` has a
+ * gradient or is declared already; InvalidArgument for a NULL or empty
+ * `op_type`. */
+MF_CAPI_EXPORT extern void MF_RegisterNoGradient(const char* op_type,
+                                                 MF_Status* status);
+
 /* ---- Functions ---------------------------------------------------------- */
 
 /* A function: a FunctionDef that graphs may add to their library and call
