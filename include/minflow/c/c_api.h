@@ -427,8 +427,8 @@ MF_CAPI_EXPORT extern void MF_AddGradients(MF_Graph* g, MF_Output* y, int ny,
  * `g`, or the start of one's name up to a '/', is InvalidArgument; NULL
  * or "" is the default prefix. */
 MF_CAPI_EXPORT extern void MF_AddGradientsWithPrefix(
-    MF_Graph* g, const char* prefix, MF_Output* y, int ny, MF_Output* x,
-    int nx, MF_Output* dx, MF_Status* status, MF_Output* dy);
+    MF_Graph* g, const char* prefix, MF_Output* y, int ny, MF_Output* x, int nx,
+    MF_Output* dx, MF_Status* status, MF_Output* dy);
 
 /* A gradient function written against the C API (a language binding's
  * gradients). Called by MF_AddGradients, on its thread, for an operation
