@@ -54,7 +54,7 @@ for bin in "$bundle"/bin/gpu_kernels_test "$bundle"/bin/custom_op_gpu_test; do
   name=memcheck_$(basename "$bin")
   filter='*'
   if [ "$(basename "$bin")" = gpu_kernels_test ]; then
-    filter=${GPU_CHECK_MEMCHECK_FILTER:-'GpuMatMulTest.*:GpuBiasAddTest.*:GpuSoftmaxTest.*:GpuReshapeTest.*:GpuGraphTest.*:GpuTransposeTest.*:GpuAddNTest.*:Ops/GpuReductionTest.*:Ops/GpuBinaryOpTest.EqualsCpu/1:Ops/GpuUnaryOpTest.EqualsCpu/6'}
+    filter=${GPU_CHECK_MEMCHECK_FILTER:-'GpuCudaGraphTest.*:GpuMatMulTest.*:GpuBiasAddTest.*:GpuSoftmaxTest.*:GpuReshapeTest.*:GpuGraphTest.*:GpuTransposeTest.*:GpuAddNTest.*:Ops/GpuReductionTest.*:Ops/GpuBinaryOpTest.EqualsCpu/1:Ops/GpuUnaryOpTest.EqualsCpu/6'}
   fi
   timeout "${GPU_CHECK_MEMCHECK_TIMEOUT:-400}" "$sanitizer" --tool memcheck \
     --error-exitcode 99 --leak-check full "$bin" \
@@ -99,12 +99,16 @@ if [ -x "$bundle/bin/minflow" ]; then
   for spec in "examples/graphs/median_pool_fused.pbtxt input=8,224,224,3" \
               "examples/graphs/digits_mlp.pbtxt x=64,35"; do
     set -- $spec
-    for device in gpu cpu; do
-      log="$logs/bench_$(basename "$1" .pbtxt)_$device.log"
+    for mode in gpu gpu_graphs cpu; do
+      device=${mode%_graphs}
+      extra=()
+      [ "$mode" = gpu_graphs ] && extra=(--cuda-graphs --log-device-placement)
+      log="$logs/bench_$(basename "$1" .pbtxt)_$mode.log"
       timeout 120 "$bundle/bin/minflow" bench "$1" --shape "$2" \
-        --device "$device" > "$log" 2>&1
+        --device "$device" "${extra[@]}" > "$log" 2>&1
       line=$(grep -m1 '^latency' "$log")
-      summary+=("BENCH minflow bench $(basename "$1") [$2] --device $device: ${line:-failed, see $log}")
+      note=$(grep -m1 -o 'ot captured.*' "$log")
+      summary+=("BENCH minflow bench $(basename "$1") [$2] --device $device ${extra[*]}: ${line:-failed, see $log}${note:+ (N$note)}")
     done
   done
 fi

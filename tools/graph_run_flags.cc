@@ -107,6 +107,8 @@ Status ParseGraphRunFlags(const std::vector<std::string>& args,
       MF_RETURN_IF_ERROR(value(&flags->trace));
     } else if (name == "--log-device-placement") {
       flags->log_placement = true;
+    } else if (name == "--cuda-graphs") {
+      flags->cuda_graphs = true;
     } else if (name == "--disable") {
       MF_RETURN_IF_ERROR(value(&v));
       PassSelection selection;
@@ -162,6 +164,11 @@ void PrintGraphRunFlagsHelp(std::ostream& os) {
   --trace FILE            Write a step's timeline as Chrome trace JSON (open
                           it in ui.perfetto.dev or chrome://tracing).
   --log-device-placement  Print each node's device to stderr.
+  --cuda-graphs           Record a step that runs wholly on one GPU once (on
+                          its second run) and launch it as a CUDA Graph from
+                          then on; other steps, and other feed shapes, run
+                          as usual. With --log-device-placement, says why a
+                          step is not recorded.
   --disable PASS          Turn an optimisation pass off (repeatable; see
                           minflow optimize --passes). Results stay the
                           same; speed and node counts may not.
@@ -328,6 +335,9 @@ SessionOptions MakeSessionOptions(const GraphRunFlags& flags,
   options.config.set_intra_op_parallelism_threads(flags.threads);
   options.config.set_inter_op_parallelism_threads(flags.inter_op);
   options.config.set_log_device_placement(flags.log_placement);
+  options.config.mutable_gpu_options()
+      ->mutable_experimental()
+      ->set_use_cuda_graphs(flags.cuda_graphs);
   if (!flags.disabled_passes.empty()) {
     RewriterConfig* rewriter =
         options.config.mutable_graph_options()->mutable_rewrite_options();

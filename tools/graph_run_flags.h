@@ -40,6 +40,8 @@ struct GraphRunFlags {
   bool soft_placement = true;
   std::string trace;  // Chrome trace JSON path, or empty
   bool log_placement = false;
+  // GPUOptions.experimental.use_cuda_graphs (--cuda-graphs).
+  bool cuda_graphs = false;
   // Seeds the random: feeds (and bench's generated inputs).
   uint64_t seed = kDefaultRandomSeed;
   // Optimisation passes switched off (--disable), by name.

@@ -48,6 +48,11 @@ Status CudaStream::CopyDeviceToDevice(const void* device_src, void* device_dst,
 }
 
 Status CudaStream::BlockHostUntilDone() {
+  if (IsCapturing()) {
+    return errors::FailedPrecondition(
+        "Cannot wait for GPU ", ordinal_,
+        "'s stream while it captures: nothing recorded has run");
+  }
   {
     absl::MutexLock lock(&mu_);
     if (!error_.ok()) return error_;
@@ -60,6 +65,91 @@ Status CudaStream::BlockHostUntilDone() {
   }();
   if (s.ok()) return s;
   return RecordError(s);
+}
+
+namespace {
+
+// A recorded step: an instantiated CUDA Graph, launched on the stream it was
+// captured from.
+class CudaGraphWork final : public CapturedStreamWork {
+ public:
+  CudaGraphWork(int ordinal, cudaStream_t stream, cudaGraphExec_t exec)
+      : ordinal_(ordinal), stream_(stream), exec_(exec) {}
+  ~CudaGraphWork() override { cudaGraphExecDestroy(exec_); }
+
+  Status Launch() override {
+    MF_CUDA_RETURN_IF_ERROR(MakeGpuCurrent(ordinal_));
+    MF_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec_, stream_));
+    return OkStatus();
+  }
+
+ private:
+  const int ordinal_;
+  const cudaStream_t stream_;
+  const cudaGraphExec_t exec_;
+};
+
+}  // namespace
+
+cudaError_t MakeGpuCurrent(int ordinal) {
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == ordinal) {
+    return cudaSuccess;
+  }
+  return cudaSetDevice(ordinal);
+}
+
+std::unique_ptr<Allocator> CudaStream::NewCaptureHostArena(
+    size_t first_chunk_bytes) {
+  return std::make_unique<CaptureHostArena>(
+      [](size_t bytes) -> void* {
+        void* ptr = nullptr;
+        if (cudaHostAlloc(&ptr, bytes, cudaHostAllocPortable) != cudaSuccess) {
+          cudaGetLastError();  // reported as the allocation's failure
+          return nullptr;
+        }
+        return ptr;
+      },
+      [](void* ptr) { cudaFreeHost(ptr); }, first_chunk_bytes);
+}
+
+Status CudaStream::BeginCapture(Allocator* host_memory) {
+  if (IsCapturing()) {
+    return errors::FailedPrecondition("GPU ", ordinal_,
+                                      "'s stream is capturing already");
+  }
+  MF_CUDA_RETURN_IF_ERROR(
+      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+  capture_host_.store(host_memory, std::memory_order_release);
+  return OkStatus();
+}
+
+Status CudaStream::EndCapture(std::unique_ptr<CapturedStreamWork>* work) {
+  if (!IsCapturing()) {
+    return errors::FailedPrecondition("GPU ", ordinal_,
+                                      "'s stream is not capturing");
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  capture_host_.store(nullptr, std::memory_order_release);
+  if (ended != cudaSuccess) {
+    // A call the capture could not record invalidates it; clear that error
+    // so the stream goes on uncaptured.
+    cudaGetLastError();
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    return internal::CudaErrorToStatus(ended, "cudaStreamEndCapture", __FILE__,
+                                       __LINE__);
+  }
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  if (instantiated != cudaSuccess) {
+    cudaGetLastError();
+    return internal::CudaErrorToStatus(instantiated, "cudaGraphInstantiate",
+                                       __FILE__, __LINE__);
+  }
+  *work = std::make_unique<CudaGraphWork>(ordinal_, stream_, exec);
+  return OkStatus();
 }
 
 // --- GpuStreamAllocator
@@ -181,6 +271,7 @@ GpuDeviceResources::~GpuDeviceResources() {
   if (raw_stream != nullptr) cudaStreamSynchronize(raw_stream);
   eigen.reset();
   if (cublas != nullptr) cublasDestroy(cublas);
+  if (cublas_workspace != nullptr) cudaFree(cublas_workspace);
   allocator_impl.reset();
   stream_impl.reset();
   if (raw_stream != nullptr) {
@@ -228,6 +319,12 @@ Status GpuDevice::Init() {
   allocator_impl = std::make_unique<GpuStreamAllocator>(ordinal(), raw_stream);
   MF_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas));
   MF_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas, raw_stream));
+  // After cublasSetStream, which resets the workspace. 32 MiB is what cuBLAS
+  // recommends for Hopper and later.
+  constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
+  MF_CUDA_RETURN_IF_ERROR(cudaMalloc(&cublas_workspace, kCublasWorkspaceBytes));
+  MF_CUBLAS_RETURN_IF_ERROR(
+      cublasSetWorkspace(cublas, cublas_workspace, kCublasWorkspaceBytes));
   eigen = std::make_unique<EigenState>();
   MF_CUDA_RETURN_IF_ERROR(
       cudaGetDeviceProperties(&eigen->properties, ordinal()));
@@ -257,16 +354,12 @@ const Eigen::GpuDevice* GpuDevice::eigen_gpu_device() const {
 
 void GpuDevice::Compute(OpKernel* op_kernel, OpKernelContext* context) {
   // Executor threads (and the caller's, for inline nodes) are shared by
-  // every device: make this GPU current. Asking first is a thread-local
-  // read in the runtime; switching is dearer and rarely needed.
-  int current = -1;
-  if (cudaGetDevice(&current) != cudaSuccess || current != ordinal()) {
-    const cudaError_t error = cudaSetDevice(ordinal());
-    if (error != cudaSuccess) {
-      context->SetStatus(internal::CudaErrorToStatus(error, "cudaSetDevice",
-                                                     __FILE__, __LINE__));
-      return;
-    }
+  // every device: make this GPU current.
+  const cudaError_t error = MakeGpuCurrent(ordinal());
+  if (error != cudaSuccess) {
+    context->SetStatus(internal::CudaErrorToStatus(error, "cudaSetDevice",
+                                                   __FILE__, __LINE__));
+    return;
   }
   op_kernel->Compute(context);
 }

@@ -25,7 +25,8 @@ namespace minflow {
 
 class OpKernelContext;
 
-// An AcceleratorStream on a cudaStream_t; errors are sticky.
+// An AcceleratorStream on a cudaStream_t; errors are sticky. Captures into
+// CUDA Graphs (Note [Captured steps]).
 class CudaStream final : public AcceleratorStream {
  public:
   CudaStream(int ordinal, cudaStream_t stream)
@@ -39,6 +40,20 @@ class CudaStream final : public AcceleratorStream {
                             size_t bytes) override;
   Status BlockHostUntilDone() override;
 
+  bool SupportsCapture() const override { return true; }
+  // Page-locked host memory (cudaHostAlloc), so recorded copies are true
+  // asynchronous copies.
+  std::unique_ptr<Allocator> NewCaptureHostArena(
+      size_t first_chunk_bytes) override;
+  // cudaStreamBeginCapture in relaxed mode: other threads and sessions may
+  // go on using CUDA meanwhile.
+  Status BeginCapture(Allocator* host_memory) override;
+  // Ends the capture and instantiates the graph.
+  Status EndCapture(std::unique_ptr<CapturedStreamWork>* work) override;
+  Allocator* capture_host_allocator() const override {
+    return capture_host_.load(std::memory_order_acquire);
+  }
+
   cudaStream_t cuda_stream() const { return stream_; }
   int ordinal() const { return ordinal_; }
   // Records `s` as the stream's error unless one is recorded already, and
@@ -48,9 +63,14 @@ class CudaStream final : public AcceleratorStream {
  private:
   const int ordinal_;
   const cudaStream_t stream_;
+  std::atomic<Allocator*> capture_host_{nullptr};
   absl::Mutex mu_;
   Status error_ ABSL_GUARDED_BY(mu_);
 };
+
+// Makes GPU `ordinal` current on this thread, asking first: a thread-local
+// read in the runtime, where switching is dearer and rarely needed.
+cudaError_t MakeGpuCurrent(int ordinal);
 
 // Device memory in stream order: AllocateRaw is cudaMallocAsync and
 // DeallocateRaw cudaFreeAsync on the device's stream, from a pool that keeps
@@ -85,6 +105,9 @@ struct GpuDeviceResources {
   const int gpu_ordinal;
   cudaStream_t raw_stream = nullptr;
   cublasHandle_t cublas = nullptr;
+  // cuBLAS's workspace, ours rather than its own pool's, so that a captured
+  // step (Note [Captured steps]) never sees cuBLAS allocate.
+  void* cublas_workspace = nullptr;
   std::unique_ptr<CudaStream> stream_impl;
   std::unique_ptr<GpuStreamAllocator> allocator_impl;
   struct EigenState;

@@ -52,6 +52,9 @@ void CopyToHostOp::Compute(OpKernelContext* ctx) {
                             const_cast<char*>(output->tensor_data().data()),
                             input.TotalBytes()));
   }
+  // While capturing, nothing runs until the recording is launched, and the
+  // session waits after that (Note [Captured steps]).
+  if (device->stream()->IsCapturing()) return;
   // Through Sync, not the stream: an error queued earlier by another node
   // surfaces here, and it must name the device it happened on, as the
   // step-end Sync's does; this copy node is only where it was noticed.

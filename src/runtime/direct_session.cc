@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iostream>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
@@ -24,6 +25,7 @@
 #include "minflow/runtime/executor.h"
 #include "minflow/runtime/session.h"
 #include "minflow/step_stats.pb.h"
+#include "src/runtime/captured_step.h"
 
 namespace minflow {
 namespace {
@@ -54,6 +56,15 @@ class DirectSession final : public Session {
   Status Close() override;
 
  private:
+  // A capturable signature's recording, made on its second run.
+  struct CaptureState {
+    AcceleratorDevice* device = nullptr;
+    absl::Mutex mu;
+    int64_t runs ABSL_GUARDED_BY(mu) = 0;
+    // The capture failed (the run went through the executor): never again.
+    bool failed ABSL_GUARDED_BY(mu) = false;
+    std::unique_ptr<CapturedStep> step ABSL_GUARDED_BY(mu);
+  };
   // What one signature needs, built once.
   struct CallSignature {
     std::unique_ptr<Executor> executor;
@@ -63,6 +74,9 @@ class DirectSession final : public Session {
     std::vector<int> feed_ports;
     // What the optimisation passes did to this signature's graph.
     std::vector<GraphPassRecord> passes;
+    // Set when the session captures steps and this signature's graph may be
+    // captured (Note [Captured steps]).
+    std::unique_ptr<CaptureState> capture;
   };
 
   Status GetOrCreateSignature(const std::vector<std::string>& feeds,
@@ -72,6 +86,13 @@ class DirectSession final : public Session {
   Status CheckFeed(const std::string& name, const Node* node, int port,
                    const Tensor& value) const;
   Status CheckRunnable() const;
+  // Runs the signature through its recording where it has one, or makes
+  // one; `*ran` says whether it did (else the executor must run the step).
+  Status RunCaptured(const CallSignature& sig,
+                     const std::vector<Tensor>& feed_tensors,
+                     std::vector<Tensor>* outputs, bool* ran);
+  Status RunExecutor(const CallSignature& sig, const RunOptions& run_options,
+                     CallFrame* frame, StepStats* stats);
   // Checks the feeds and runs the signature's executor: what Run and
   // RunCallable share.
   Status RunSignature(const CallSignature& sig, const RunOptions& run_options,
@@ -118,6 +139,11 @@ class DirectSession final : public Session {
                            absl::Span<const PartialTensorShape> input_shapes,
                            std::shared_ptr<OpKernel>* kernel)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Shared by every step that may enqueue on an accelerator's stream while
+  // the session captures steps; exclusive while one is being recorded
+  // (Note [Captured steps]).
+  absl::Mutex capture_mu_;
 
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<CallSignature>> signatures_
@@ -226,6 +252,16 @@ Status DirectSession::GetOrCreateSignature(
       };
   MF_RETURN_IF_ERROR(Executor::Create(exec_options, std::move(prepared.graph),
                                       &sig->executor));
+  if (options_.config.gpu_options().experimental().use_cuda_graphs()) {
+    StatusOr<AcceleratorDevice*> device =
+        FindCaptureDevice(sig->executor->graph(), device_ptrs_);
+    if (device.ok()) {
+      sig->capture = std::make_unique<CaptureState>();
+      sig->capture->device = *device;
+    } else if (options_.config.log_device_placement()) {
+      std::cerr << device.status().message() << "\n";
+    }
+  }
   *signature = sig.get();
   signatures_[key] = std::move(sig);
   return OkStatus();
@@ -336,25 +372,18 @@ Status DirectSession::RunSignature(const CallSignature& sig,
         "Invalid inter_op_thread_pool: ", pool_index,
         " (minflow has the session's pool, 0, and the caller's thread, -1)");
   }
-  Executor::Args args;
-  args.run_inline = pool_index == -1;
-  args.step_id = step_id_.fetch_add(1);
-  args.call_frame = &frame;
-  args.timeout_ms = run_options.timeout_in_ms() > 0
-                        ? run_options.timeout_in_ms()
-                        : options_.config.operation_timeout_in_ms();
   StepStats stats;
   const bool trace = run_metadata != nullptr &&
                      run_options.trace_level() != RunOptions::NO_TRACE;
-  if (trace) args.step_stats = &stats;
-  const Status ran = sig.executor->Run(args);
-  // Accelerator kernels only enqueue work (Note [Accelerator streams]): the
-  // step ends when their streams are drained, and an error raised on a
-  // stream after its last copy to the host is reported here.
-  Status synced;
-  for (Device* device : accelerator_devices_) synced.Update(device->Sync());
-  MF_RETURN_IF_ERROR(ran);
-  MF_RETURN_IF_ERROR(synced);
+  bool captured = false;
+  if (sig.capture != nullptr && !trace) {
+    MF_RETURN_IF_ERROR(RunCaptured(sig, frame.args, outputs, &captured));
+  }
+  if (!captured) {
+    MF_RETURN_IF_ERROR(
+        RunExecutor(sig, run_options, &frame, trace ? &stats : nullptr));
+    if (outputs != nullptr) *outputs = std::move(frame.retvals);
+  }
   if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
   if (run_metadata != nullptr) {
     run_metadata->mutable_graph_passes()->Assign(sig.passes.begin(),
@@ -365,7 +394,80 @@ Status DirectSession::RunSignature(const CallSignature& sig,
                                        /*add_shapes=*/true);
     }
   }
-  if (outputs != nullptr) *outputs = std::move(frame.retvals);
+  return OkStatus();
+}
+
+Status DirectSession::RunExecutor(const CallSignature& sig,
+                                  const RunOptions& run_options,
+                                  CallFrame* frame, StepStats* stats) {
+  const int32_t pool_index = run_options.inter_op_thread_pool();
+  Executor::Args args;
+  args.run_inline = pool_index == -1;
+  args.step_id = step_id_.fetch_add(1);
+  args.call_frame = frame;
+  args.timeout_ms = run_options.timeout_in_ms() > 0
+                        ? run_options.timeout_in_ms()
+                        : options_.config.operation_timeout_in_ms();
+  args.step_stats = stats;
+  // While this session captures steps, none may enqueue during a capture.
+  std::optional<absl::ReaderMutexLock> no_capture;
+  if (options_.config.gpu_options().experimental().use_cuda_graphs()) {
+    no_capture.emplace(&capture_mu_);
+  }
+  const Status ran = sig.executor->Run(args);
+  // Accelerator kernels only enqueue work (Note [Accelerator streams]): the
+  // step ends when their streams are drained, and an error raised on a
+  // stream after its last copy to the host is reported here.
+  Status synced;
+  for (Device* device : accelerator_devices_) synced.Update(device->Sync());
+  MF_RETURN_IF_ERROR(ran);
+  return synced;
+}
+
+// See Note [Captured steps]. The first run of a signature goes through the
+// executor (it does the lazy set-up, which capture must not record); the
+// second is recorded; the rest launch the recording when their feeds have
+// the recorded shapes, and run uncaptured otherwise.
+Status DirectSession::RunCaptured(const CallSignature& sig,
+                                  const std::vector<Tensor>& feed_tensors,
+                                  std::vector<Tensor>* outputs, bool* ran) {
+  CaptureState& capture = *sig.capture;
+  *ran = false;
+  // One captured run of a signature at a time: they share staging buffers.
+  absl::MutexLock lock(&capture.mu);
+  if (capture.step != nullptr) {
+    if (!capture.step->Matches(feed_tensors)) return OkStatus();
+    absl::ReaderMutexLock no_capture(&capture_mu_);
+    *ran = true;
+    return capture.step->Replay(feed_tensors, outputs);
+  }
+  if (capture.failed || capture.runs++ == 0) return OkStatus();
+  absl::WriterMutexLock capturing(&capture_mu_);
+  auto run = [&](const std::vector<Tensor>& staged_feeds,
+                 std::vector<Tensor>* fetched) -> Status {
+    CallFrame frame;
+    frame.args = staged_feeds;
+    Executor::Args args;
+    args.step_id = step_id_.fetch_add(1);
+    args.call_frame = &frame;
+    MF_RETURN_IF_ERROR(sig.executor->Run(args));
+    *fetched = std::move(frame.retvals);
+    return OkStatus();
+  };
+  const Status made = CapturedStep::Capture(capture.device, run, feed_tensors,
+                                            &capture.step, outputs);
+  if (!made.ok()) {
+    // Nothing ran: the caller runs this step through the executor, which
+    // reports the error again if the step itself is wrong.
+    capture.failed = true;
+    capture.step.reset();
+    if (options_.config.log_device_placement()) {
+      std::cerr << "Step not captured on " << capture.device->name() << ": "
+                << made.message() << "\n";
+    }
+    return OkStatus();
+  }
+  *ran = true;
   return OkStatus();
 }
 

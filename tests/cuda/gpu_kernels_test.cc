@@ -526,18 +526,23 @@ TEST(GpuReshapeTest, ShapeArgumentsStayOnTheHost) {
 
 // The examples' MLP as a whole: MatMul, BiasAdd, Relu and Softmax on the
 // GPU, ArgMax on the CPU, and the copies between them.
-TEST(GpuGraphTest, DigitsMlpGivesTheCpuResults) {
-  MF_SKIP_WITHOUT_GPU();
+// The bundled digits MLP; an empty graph (and a test failure) if unreadable.
+GraphDef DigitsMlp() {
   // On the GPU machine the checkout lives elsewhere: gpu_check.sh says where.
   const char* source_dir = std::getenv("MINFLOW_SOURCE_DIR");
   const std::string examples = source_dir != nullptr
                                    ? std::string(source_dir) + "/examples"
                                    : std::string(MINFLOW_EXAMPLES_DIR);
   std::ifstream file(examples + "/graphs/digits_mlp.pbtxt");
-  ASSERT_TRUE(file.good());
+  EXPECT_TRUE(file.good()) << examples;
   std::stringstream text;
   text << file.rdbuf();
-  const GraphDef graph = ParseTextProtoOrDie<GraphDef>(text.str());
+  return ParseTextProtoOrDie<GraphDef>(text.str());
+}
+
+TEST(GpuGraphTest, DigitsMlpGivesTheCpuResults) {
+  MF_SKIP_WITHOUT_GPU();
+  const GraphDef graph = DigitsMlp();
   for (int batch : {1, 3, 64}) {
     SCOPED_TRACE(batch);
     const Tensor x = Random({batch, 35}, 0, 1, batch);
@@ -575,6 +580,88 @@ TEST(GpuSessionTest, ManyRunsAndConcurrentRunsAgree) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong.load(), 0);
+}
+
+// --- Steps launched as CUDA Graphs (Note [Captured steps])
+
+// A session on the GPU; with use_cuda_graphs when `graphs`. Placement is
+// logged, so a step that is not captured says why on stderr.
+std::unique_ptr<Session> GpuSession(const GraphDef& graph, bool graphs) {
+  SessionOptions options;
+  options.config.mutable_graph_options()
+      ->mutable_rewrite_options()
+      ->set_remapping(RewriterConfig::OFF);
+  options.config.set_log_device_placement(graphs);
+  options.config.mutable_gpu_options()
+      ->mutable_experimental()
+      ->set_use_cuda_graphs(graphs);
+  auto session = Session::Create(graph, options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? std::move(session).value() : nullptr;
+}
+
+TEST(GpuCudaGraphTest, DigitsMlpLaunchedAsAGraphGivesTheExecutorsResults) {
+  MF_SKIP_WITHOUT_GPU();
+  const GraphDef graph = DigitsMlp();
+  ::testing::internal::CaptureStderr();
+  auto graphs = GpuSession(graph, /*graphs=*/true);
+  auto plain = GpuSession(graph, /*graphs=*/false);
+  ASSERT_NE(graphs, nullptr);
+  ASSERT_NE(plain, nullptr);
+  // Run 1 warms up, run 2 records and launches, runs 3 on launch; each with
+  // its own input, so a launch that kept the recorded feed would show.
+  for (int run = 0; run < 6; ++run) {
+    SCOPED_TRACE(run);
+    const Tensor x = Random({64, 35}, 0, 1, 100 + run);
+    std::vector<Tensor> from_graph, from_executor;
+    MF_ASSERT_OK(graphs->Run({{"x", x}}, {"probs"}, {}, &from_graph));
+    MF_ASSERT_OK(plain->Run({{"x", x}}, {"probs"}, {}, &from_executor));
+    ExpectSame(from_graph[0], from_executor[0], 1e-6, 1e-7);
+  }
+  // Another batch size runs through the executor, right too.
+  const Tensor x = Random({5, 35}, 0, 1, 7);
+  std::vector<Tensor> from_graph, from_executor;
+  MF_ASSERT_OK(graphs->Run({{"x", x}}, {"probs"}, {}, &from_graph));
+  MF_ASSERT_OK(plain->Run({{"x", x}}, {"probs"}, {}, &from_executor));
+  ExpectSame(from_graph[0], from_executor[0], 1e-6, 1e-7);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(log, ::testing::Not(HasSubstr("ot captured"))) << log;
+}
+
+TEST(GpuCudaGraphTest, ChainFollowsItsFeedsAcrossLaunches) {
+  MF_SKIP_WITHOUT_GPU();
+  // y = x + 1 + 1 + ... (50 times), every AddV2 on the GPU.
+  GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"txt(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "one" op: "Const"
+           attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+  )txt");
+  std::string previous = "x";
+  for (int i = 0; i < 50; ++i) {
+    NodeDef* add = graph.add_node();
+    add->set_name(absl::StrCat("add", i));
+    add->set_op("AddV2");
+    add->add_input(previous);
+    add->add_input("one");
+    (*add->mutable_attr())["T"].set_type(DT_FLOAT);
+    previous = add->name();
+  }
+  ::testing::internal::CaptureStderr();
+  auto session = GpuSession(graph, /*graphs=*/true);
+  ASSERT_NE(session, nullptr);
+  for (int run = 0; run < 20; ++run) {
+    const Tensor x = Random({1 + run % 2 * 1000}, -5, 5, run);
+    std::vector<Tensor> out;
+    MF_ASSERT_OK(session->Run({{"x", x}}, {previous}, {}, &out));
+    ASSERT_EQ(out[0].shape(), x.shape());
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      ASSERT_NEAR(out[0].flat<float>()(i), x.flat<float>()(i) + 50, 1e-4)
+          << "run " << run << ", element " << i;
+    }
+  }
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(log, ::testing::Not(HasSubstr("ot captured"))) << log;
 }
 
 }  // namespace

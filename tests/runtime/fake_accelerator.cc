@@ -59,6 +59,10 @@ FakeStream::~FakeStream() {
 void FakeStream::Push(Item item) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (capture_host_ != nullptr) {
+      recorded_.push_back(std::move(item));
+      return;
+    }
     queue_.push_back(std::move(item));
     ++pending_;
     ++pushed_;
@@ -130,6 +134,16 @@ Status FakeStream::CheckDevice(const void* ptr, size_t bytes, const char* what,
 
 Status FakeStream::CopyHostToDevice(const void* host_src, void* device_dst,
                                     size_t bytes) {
+  if (IsCapturing()) {
+    Enqueue([this, host_src, device_dst, bytes]() -> Status {
+      MF_RETURN_IF_ERROR(CheckDevice(device_dst, bytes,
+                                     "host-to-device copy destination",
+                                     /*read=*/false));
+      std::memcpy(device_dst, host_src, bytes);
+      return OkStatus();
+    });
+    return OkStatus();
+  }
   // The host may reuse its buffer once this returns: copy it now.
   auto snapshot = std::make_shared<std::vector<char>>(
       static_cast<const char*>(host_src),
@@ -173,11 +187,118 @@ Status FakeStream::CopyDeviceToDevice(const void* device_src, void* device_dst,
 
 Status FakeStream::BlockHostUntilDone() {
   std::unique_lock<std::mutex> lock(mu_);
+  if (capture_host_ != nullptr) {
+    return errors::FailedPrecondition("Cannot wait for ", name_,
+                                      " while it captures");
+  }
   // As cudaStreamSynchronize: the work enqueued before this call, not what
   // other threads enqueue while it waits (which could starve it).
   const int64_t target = pushed_;
   done_cv_.wait(lock, [&] { return done_ >= target; });
   return error_;
+}
+
+namespace {
+
+// What a FakeStream recorded; owns the device blocks allocated meanwhile.
+class FakeCapturedWork final : public CapturedStreamWork {
+ public:
+  FakeCapturedWork(FakeStream* stream, FakeDeviceAllocator* allocator,
+                   std::vector<FakeStream::Item> items,
+                   std::vector<void*> blocks)
+      : stream_(stream),
+        allocator_(allocator),
+        items_(std::move(items)),
+        blocks_(std::move(blocks)) {}
+  ~FakeCapturedWork() override {
+    // The items' tensors go first; frees of recorded blocks are ignored
+    // until the recording frees them itself.
+    items_.clear();
+    for (void* block : blocks_) allocator_->FreeRecordedBlock(block);
+  }
+
+  Status Launch() override {
+    stream_->EnqueueRecorded(items_);
+    return OkStatus();
+  }
+
+ private:
+  FakeStream* const stream_;
+  FakeDeviceAllocator* const allocator_;
+  std::vector<FakeStream::Item> items_;
+  const std::vector<void*> blocks_;
+};
+
+}  // namespace
+
+std::unique_ptr<Allocator> FakeStream::NewCaptureHostArena(
+    size_t first_chunk_bytes) {
+  return std::make_unique<CaptureHostArena>(
+      [](size_t bytes) -> void* {
+        const size_t rounded = (bytes + kAllocatorAlignment - 1) /
+                               kAllocatorAlignment * kAllocatorAlignment;
+        return std::aligned_alloc(kAllocatorAlignment, rounded);
+      },
+      [](void* ptr) { std::free(ptr); }, first_chunk_bytes);
+}
+
+Status FakeStream::BeginCapture(Allocator* host_memory) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (capture_host_ != nullptr) {
+    return errors::FailedPrecondition(name_, " is capturing already");
+  }
+  capture_host_ = host_memory;
+  return OkStatus();
+}
+
+Status FakeStream::EndCapture(std::unique_ptr<CapturedStreamWork>* work) {
+  std::vector<Item> items;
+  std::vector<void*> blocks;
+  FakeDeviceAllocator* allocator;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (capture_host_ == nullptr) {
+      return errors::FailedPrecondition(name_, " is not capturing");
+    }
+    capture_host_ = nullptr;
+    items.swap(recorded_);
+    blocks.swap(recorded_blocks_);
+    allocator = allocator_;
+    ++captures_;
+  }
+  *work = std::make_unique<FakeCapturedWork>(this, allocator, std::move(items),
+                                             std::move(blocks));
+  return OkStatus();
+}
+
+Allocator* FakeStream::capture_host_allocator() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return capture_host_;
+}
+
+bool FakeStream::AdoptCapturedBlock(void* ptr) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (capture_host_ == nullptr) return false;
+  recorded_blocks_.push_back(ptr);
+  return true;
+}
+
+void FakeStream::EnqueueRecorded(const std::vector<Item>& items) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++launches_;
+  }
+  for (const Item& item : items) Push(item);
+}
+
+int64_t FakeStream::captures() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return captures_;
+}
+
+int64_t FakeStream::launches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return launches_;
 }
 
 void FakeStream::Quiesce() {
@@ -243,7 +364,10 @@ void* FakeDeviceAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   void* ptr = std::aligned_alloc(alignment, capacity);
   if (ptr == nullptr) return nullptr;
   const auto bytes = static_cast<int64_t>(num_bytes);
+  // Outside mu_: the stream's lock is never taken under it.
+  const bool recorded = stream_->AdoptCapturedBlock(ptr);
   std::lock_guard<std::mutex> lock(mu_);
+  if (recorded) recorded_.insert(reinterpret_cast<uintptr_t>(ptr));
   live_[reinterpret_cast<uintptr_t>(ptr)] = Block{num_bytes, capacity};
   live_bytes_ += bytes;
   peak_bytes_ = std::max(peak_bytes_, live_bytes_);
@@ -264,9 +388,24 @@ void FakeDeviceAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
       g_total_violations.fetch_add(1);
       return;
     }
+    // A recording's block: it frees the block itself.
+    if (recorded_.count(reinterpret_cast<uintptr_t>(ptr)) > 0) return;
     ++pending_frees_;
   }
   // Stream order: work enqueued before this free may still read the block.
+  stream_->EnqueueAlwaysRun([this, ptr] { FreeOnStream(ptr); });
+}
+
+void FakeDeviceAllocator::FreeRecordedBlock(void* ptr) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (recorded_.erase(reinterpret_cast<uintptr_t>(ptr)) == 0) {
+      ++violations_;
+      g_total_violations.fetch_add(1);
+      return;
+    }
+    ++pending_frees_;
+  }
   stream_->EnqueueAlwaysRun([this, ptr] { FreeOnStream(ptr); });
 }
 

@@ -24,8 +24,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "minflow/core/allocator.h"
 #include "minflow/core/status.h"
@@ -48,12 +50,19 @@ class FakeDeviceAllocator;
 // order, each after an optional delay, so that results are not ready when
 // the host-side call that enqueued them returns. Errors are sticky: after
 // the first failing item the stream skips every later work item (frees still
-// run), and every wait returns that first error. Thread-safe.
+// run), and every wait returns that first error. It captures as a CUDA
+// stream does (Note [Captured steps]): while capturing, items are recorded
+// instead of run, and a launch enqueues copies of them. Thread-safe.
 //
 // The fake's locks are std::mutex rather than absl::Mutex: ThreadSanitizer
 // sees them without the wrappers of src/core/tsan_absl_sync.cc.
 class FakeStream final : public AcceleratorStream {
  public:
+  struct Item {
+    std::function<Status()> work;
+    bool always_run = false;
+  };
+
   explicit FakeStream(std::string name);
   FakeStream(const FakeStream&) = delete;
   FakeStream& operator=(const FakeStream&) = delete;
@@ -61,7 +70,8 @@ class FakeStream final : public AcceleratorStream {
   ~FakeStream() override;
 
   // Snapshots the source now (the host may reuse it once the call returns)
-  // and writes the destination on the stream.
+  // and writes the destination on the stream; while capturing, reads the
+  // source when the item runs, as a recorded copy does.
   Status CopyHostToDevice(const void* host_src, void* device_dst,
                           size_t bytes) override;
   Status CopyDeviceToHost(const void* device_src, void* host_dst,
@@ -69,8 +79,24 @@ class FakeStream final : public AcceleratorStream {
   Status CopyDeviceToDevice(const void* device_src, void* device_dst,
                             size_t bytes) override;
   // Waits until every item enqueued before the call is done (as
-  // cudaStreamSynchronize); then the sticky error, if any.
+  // cudaStreamSynchronize); then the sticky error, if any. FailedPrecondition
+  // while capturing.
   Status BlockHostUntilDone() override;
+
+  bool SupportsCapture() const override { return true; }
+  std::unique_ptr<Allocator> NewCaptureHostArena(
+      size_t first_chunk_bytes) override;
+  Status BeginCapture(Allocator* host_memory) override;
+  Status EndCapture(std::unique_ptr<CapturedStreamWork>* work) override;
+  Allocator* capture_host_allocator() const override;
+  // While capturing, `ptr` (just allocated) becomes the recording's, freed
+  // when the recording goes; false when not capturing.
+  bool AdoptCapturedBlock(void* ptr);
+  // Enqueues copies of recorded items (a launch).
+  void EnqueueRecorded(const std::vector<Item>& items);
+  // Captures ended, and recordings launched, so far.
+  int64_t captures() const;
+  int64_t launches() const;
   // Waits until the queue is empty, including the frees that finished items
   // enqueued as their closures went: for tests measuring memory, with no
   // other thread enqueueing.
@@ -98,10 +124,6 @@ class FakeStream final : public AcceleratorStream {
   Status error() const;
 
  private:
-  struct Item {
-    std::function<Status()> work;
-    bool always_run = false;
-  };
   void Push(Item item);
   void WorkerLoop();
   Status CheckDevice(const void* ptr, size_t bytes, const char* what,
@@ -124,6 +146,12 @@ class FakeStream final : public AcceleratorStream {
   Status error_;
   std::chrono::microseconds delay_{0};
   bool stop_ = false;
+  // Set while capturing.
+  Allocator* capture_host_ = nullptr;
+  std::vector<Item> recorded_;
+  std::vector<void*> recorded_blocks_;
+  int64_t captures_ = 0;
+  int64_t launches_ = 0;
   std::thread worker_;
 };
 
@@ -154,6 +182,10 @@ class FakeDeviceAllocator final : public Allocator {
   // Internal error saying what was accessed.
   Status CheckAccess(const void* ptr, size_t bytes, const char* what,
                      bool read) const;
+  // Frees a block a recording owned (FakeStream::AdoptCapturedBlock), on
+  // the stream; until then frees of it are ignored, as CUDA keeps graph
+  // memory for the graph.
+  void FreeRecordedBlock(void* ptr);
   // Bytes allocated and not yet freed on the stream.
   int64_t live_bytes() const;
   int64_t live_blocks() const;
@@ -180,6 +212,8 @@ class FakeDeviceAllocator final : public Allocator {
   FakeStream* const stream_;
   mutable std::mutex mu_;
   std::map<uintptr_t, Block> live_;
+  // Live blocks a recording owns.
+  std::set<uintptr_t> recorded_;
   std::deque<std::pair<void*, Block>> quarantine_;
   int64_t live_bytes_ = 0;
   int64_t peak_bytes_ = 0;

@@ -10,7 +10,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "minflow/core/allocator.h"
 #include "minflow/core/status.h"
 #include "minflow/framework/device.h"
@@ -29,6 +31,8 @@ namespace minflow {
 // which is also where an error raised asynchronously on the stream reaches
 // the caller. Errors are sticky: once the stream failed, every later wait
 // returns the first error.
+class CapturedStreamWork;
+
 class AcceleratorStream {
  public:
   virtual ~AcceleratorStream() = default;
@@ -42,13 +46,106 @@ class AcceleratorStream {
   virtual Status CopyDeviceToDevice(const void* device_src, void* device_dst,
                                     size_t bytes) = 0;
   // Blocks until all work enqueued so far is done; the stream's first
-  // error, if any.
+  // error, if any. While the stream captures: FailedPrecondition, because
+  // nothing recorded has run.
   virtual Status BlockHostUntilDone() = 0;
+
+  // Capture (Note [Captured steps]). A stream that cannot capture keeps
+  // these defaults.
+  virtual bool SupportsCapture() const { return false; }
+  // Host memory that captured copies may read and write at every launch:
+  // page-locked on a GPU. `first_chunk_bytes` is made now, before capture
+  // starts; more is made on demand.
+  virtual std::unique_ptr<Allocator> NewCaptureHostArena(
+      size_t first_chunk_bytes);
+  // From now on, work enqueued on the stream (from any thread) is recorded,
+  // not run, and host-memory tensors of the device come from `host_memory`
+  // (which must outlive the work EndCapture returns).
+  virtual Status BeginCapture(Allocator* host_memory);
+  // Stops recording. On success `work` launches what was recorded; device
+  // memory allocated while recording belongs to it. Called after every
+  // BeginCapture that succeeded, even when the captured run failed.
+  virtual Status EndCapture(std::unique_ptr<CapturedStreamWork>* work);
+  // The allocator BeginCapture was given while capturing, else null.
+  virtual Allocator* capture_host_allocator() const { return nullptr; }
+  bool IsCapturing() const { return capture_host_allocator() != nullptr; }
+};
+
+// Note [Captured steps]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A step whose every kernel runs on one accelerator (its feeds copied in and
+// its fetches copied out, nothing else on the host) does the same work every
+// time its feeds have the same shapes. With GPUOptions.Experimental.
+// use_cuda_graphs the session records such a step's stream work once, on its
+// second run (the first does the lazy set-up capture must not see), and then
+// launches the recording instead of running the executor: one launch per
+// step instead of one per node, and no host work per node (a CUDA Graph on
+// the GPU). What makes this correct:
+// - Nothing recorded runs at capture time, so the session launches the
+//   recording once to produce the capture run's own results.
+// - Host memory a recorded copy touches must stay put: feeds are staged in
+//   buffers of the capture's host arena, and the copies out write the
+//   arena's buffers too (the device hands out arena memory for on_host
+//   allocations while capturing). Each launch copies the feeds into the
+//   staging buffers first and the results out of the fetch buffers after.
+// - Device memory a captured step allocates and frees is the recording's own,
+//   valid at every launch (CUDA's graph memory nodes).
+// - Host work in the step runs once, at capture: so no host kernel may see a
+//   value that comes from a feed or from the device. The session checks the
+//   graph before capturing (CheckCapturable), and BlockHostUntilDone fails
+//   while capturing, so a kernel that waits for the device makes the capture
+//   fail rather than record garbage; a failed capture leaves the signature
+//   uncaptured for good, and that run goes through the executor.
+// - Capture must not record another step's work: steps that may touch the
+//   stream hold the session's capture lock shared, a capture holds it
+//   exclusively.
+
+// What a stream recorded between BeginCapture and EndCapture.
+class CapturedStreamWork {
+ public:
+  virtual ~CapturedStreamWork() = default;
+  // Enqueues the recorded work on the stream it was recorded from; the
+  // host waits with the stream's BlockHostUntilDone, as for any work.
+  virtual Status Launch() = 0;
+};
+
+// Host memory for a capture: chunks from `allocate_chunk`, handed out in
+// order and never reused, all returned to `free_chunk` when the arena goes,
+// so every buffer a recording refers to lives as long as the recording's
+// owner keeps the arena. Thread-safe.
+class CaptureHostArena final : public Allocator {
+ public:
+  CaptureHostArena(std::function<void*(size_t)> allocate_chunk,
+                   std::function<void(void*)> free_chunk,
+                   size_t first_chunk_bytes);
+  ~CaptureHostArena() override;
+
+  std::string Name() const override { return "capture_host_arena"; }
+  void* AllocateRaw(size_t alignment, size_t num_bytes) override;
+  // Nothing: the memory goes with the arena.
+  void DeallocateRaw(void* ptr, size_t num_bytes) override {}
+  AllocatorStats GetStats() const override;
+  void ResetPeak() override;
+
+ private:
+  struct Chunk {
+    char* base;
+    size_t size;
+    size_t used;
+  };
+  bool AddChunk(size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const std::function<void*(size_t)> allocate_chunk_;
+  const std::function<void(void*)> free_chunk_;
+  mutable absl::Mutex mu_;
+  std::vector<Chunk> chunks_ ABSL_GUARDED_BY(mu_);
+  AllocatorStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
 // A device with its own memory and one stream (Note [Accelerator streams]).
 // Host-memory allocations (AllocatorAttributes::on_host) come from the host
-// allocator. Thread-safe.
+// allocator, or from the capture's host arena while the stream captures.
+// Thread-safe.
 class AcceleratorDevice : public Device {
  public:
   // `device_allocator` hands out device memory in stream order; neither it
