@@ -97,18 +97,18 @@ fi
 # (figures for the record; the GPU run includes its copies in and out).
 if [ -x "$bundle/bin/minflow" ]; then
   for spec in "examples/graphs/median_pool_fused.pbtxt input=8,224,224,3" \
-              "examples/graphs/digits_mlp.pbtxt x=64,35"; do
+              "examples/graphs/digits_mlp.pbtxt x=64,35 --fetch probs"; do
     set -- $spec
     for mode in gpu gpu_graphs cpu; do
       device=${mode%_graphs}
       extra=()
       [ "$mode" = gpu_graphs ] && extra=(--cuda-graphs --log-device-placement)
       log="$logs/bench_$(basename "$1" .pbtxt)_$mode.log"
-      timeout 120 "$bundle/bin/minflow" bench "$1" --shape "$2" \
+      timeout 120 "$bundle/bin/minflow" bench "$1" --shape "$2" "${@:3}" \
         --device "$device" "${extra[@]}" > "$log" 2>&1
       line=$(grep -m1 '^latency' "$log")
       note=$(grep -m1 -o 'ot captured.*' "$log")
-      summary+=("BENCH minflow bench $(basename "$1") [$2] --device $device ${extra[*]}: ${line:-failed, see $log}${note:+ (N$note)}")
+      summary+=("BENCH minflow bench $(basename "$1") [$2] ${*:3} --device $device ${extra[*]}: ${line:-failed, see $log}${note:+ (N$note)}")
     done
   done
 fi

@@ -58,10 +58,13 @@ Result RunGraph(const GraphDef& graph, bool gpu,
   SessionOptions options;
   if (!gpu) (*options.config.mutable_device_count())["GPU"] = 0;
   // Kernels against kernels: the remapper would fuse some nodes on the CPU
-  // side only (the fused ops have no GPU kernels).
-  options.config.mutable_graph_options()
-      ->mutable_rewrite_options()
-      ->set_remapping(RewriterConfig::OFF);
+  // side only (the fused ops have no GPU kernels), and the arithmetic
+  // optimiser would remove the no-op cases (an identity Transpose) whose
+  // kernel shortcuts these tests are about.
+  RewriterConfig* rewrites =
+      options.config.mutable_graph_options()->mutable_rewrite_options();
+  rewrites->set_remapping(RewriterConfig::OFF);
+  rewrites->set_arithmetic_optimization(RewriterConfig::OFF);
   Result result;
   auto session = Session::Create(graph, options);
   if (!session.ok()) {
