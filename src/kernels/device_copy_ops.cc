@@ -35,10 +35,20 @@ void CopyFromHostOp::Compute(OpKernelContext* ctx) {
   OP_REQUIRES_OK(ctx, PrepareCopy(ctx, &device, &output));
   const Tensor& input = ctx->input(0);
   if (input.TotalBytes() == 0) return;
-  OP_REQUIRES_OK(ctx, device->stream()->CopyHostToDevice(
-                          input.tensor_data().data(),
-                          const_cast<char*>(output->tensor_data().data()),
-                          input.TotalBytes()));
+  AcceleratorStream* stream = device->stream();
+  char* dst = const_cast<char*>(output->tensor_data().data());
+  if (stream->IsCapturing()) {
+    // A feed of a captured step: its bytes wait in a device buffer at every
+    // launch (Note [Captured steps]).
+    const void* bound = stream->CaptureSourceFor(input.tensor_data().data());
+    if (bound != nullptr) {
+      OP_REQUIRES_OK(
+          ctx, stream->CopyDeviceToDevice(bound, dst, input.TotalBytes()));
+      return;
+    }
+  }
+  OP_REQUIRES_OK(ctx, stream->CopyHostToDevice(input.tensor_data().data(), dst,
+                                               input.TotalBytes()));
 }
 
 void CopyToHostOp::Compute(OpKernelContext* ctx) {

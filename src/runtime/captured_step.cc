@@ -27,8 +27,9 @@ Status NotCapturable(const Node& node, absl::string_view why) {
                                     node.type_string(), ") ", why);
 }
 
-// The host buffers of a recording (Note [Captured steps]): the feeds'
-// bytes, and room for what the step copies out.
+// The first chunk of a recording's host buffers (Note [Captured steps]),
+// which hold what the step copies out; more is made while recording if
+// needed.
 constexpr size_t kFetchRoomBytes = size_t{1} << 20;
 
 }  // namespace
@@ -86,40 +87,48 @@ Status CapturedStep::Capture(AcceleratorDevice* device, const RunExecutor& run,
                              std::unique_ptr<CapturedStep>* step,
                              std::vector<Tensor>* outputs) {
   std::unique_ptr<CapturedStep> made(new CapturedStep(device));
-  size_t feed_bytes = 0;
   for (const Tensor& feed : feeds) {
     if (!DataTypeCanUseMemcpy(feed.dtype())) {
       return errors::FailedPrecondition("Not captured: a ",
                                         DataTypeString(feed.dtype()), " feed");
     }
-    feed_bytes += feed.TotalBytes() + kAllocatorAlignment;
   }
   AcceleratorStream* stream = device->stream();
-  made->host_arena_ = stream->NewCaptureHostArena(feed_bytes + kFetchRoomBytes);
+  made->host_arena_ = stream->NewCaptureHostArena(kFetchRoomBytes);
   if (made->host_arena_ == nullptr) {
     return errors::ResourceExhausted("Cannot allocate a capture's host memory");
   }
+  Allocator* device_memory = device->GetAllocator(AllocatorAttributes());
   for (const Tensor& feed : feeds) {
+    // Only its address matters: the recording reads the device buffer.
+    Tensor staged(feed.dtype(), feed.shape());
     MF_ASSIGN_OR_RETURN(
-        Tensor staged,
-        Tensor::Allocate(made->host_arena_.get(), feed.dtype(), feed.shape()));
-    if (feed.TotalBytes() > 0) {
-      std::memcpy(const_cast<char*>(staged.tensor_data().data()),
-                  feed.tensor_data().data(), feed.TotalBytes());
-    }
+        Tensor on_device,
+        Tensor::Allocate(device_memory, feed.dtype(), feed.shape()));
     made->staged_feeds_.push_back(std::move(staged));
+    made->device_feeds_.push_back(std::move(on_device));
   }
-  MF_RETURN_IF_ERROR(stream->BeginCapture(made->host_arena_.get()));
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i].TotalBytes() == 0) continue;
+    stream->BindCaptureSource(made->staged_feeds_[i].tensor_data().data(),
+                              made->device_feeds_[i].tensor_data().data());
+  }
+  Status began = stream->BeginCapture(made->host_arena_.get());
   std::vector<Tensor> fetched;
-  const Status ran = run(made->staged_feeds_, &fetched);
+  Status ran, ended;
   std::unique_ptr<CapturedStreamWork> work;
-  const Status ended = stream->EndCapture(&work);
+  if (began.ok()) {
+    ran = run(made->staged_feeds_, &fetched);
+    ended = stream->EndCapture(&work);
+  }
+  stream->ClearCaptureSources();
+  MF_RETURN_IF_ERROR(began);
   MF_RETURN_IF_ERROR(ran);
   MF_RETURN_IF_ERROR(ended);
   made->work_ = std::move(work);
   made->staged_fetches_ = std::move(fetched);
   // Nothing ran while recording: the first launch makes this run's results.
-  MF_RETURN_IF_ERROR(made->LaunchAndCopyOut(outputs));
+  MF_RETURN_IF_ERROR(made->Launch(feeds, outputs));
   *step = std::move(made);
   return OkStatus();
 }
@@ -140,15 +149,19 @@ Status CapturedStep::Replay(const std::vector<Tensor>& feeds,
   if (!Matches(feeds)) {
     return errors::Internal("A captured step was launched with other feeds");
   }
-  for (size_t i = 0; i < feeds.size(); ++i) {
-    if (feeds[i].TotalBytes() == 0) continue;
-    std::memcpy(const_cast<char*>(staged_feeds_[i].tensor_data().data()),
-                feeds[i].tensor_data().data(), feeds[i].TotalBytes());
-  }
-  return LaunchAndCopyOut(outputs);
+  return Launch(feeds, outputs);
 }
 
-Status CapturedStep::LaunchAndCopyOut(std::vector<Tensor>* outputs) {
+Status CapturedStep::Launch(const std::vector<Tensor>& feeds,
+                            std::vector<Tensor>* outputs) {
+  AcceleratorStream* stream = device_->stream();
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i].TotalBytes() == 0) continue;
+    MF_RETURN_IF_ERROR(stream->CopyHostToDevice(
+        feeds[i].tensor_data().data(),
+        const_cast<char*>(device_feeds_[i].tensor_data().data()),
+        feeds[i].TotalBytes()));
+  }
   MF_RETURN_IF_ERROR(work_->Launch());
   MF_RETURN_IF_ERROR(device_->Sync());
   if (outputs == nullptr) return OkStatus();

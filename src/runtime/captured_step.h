@@ -44,19 +44,23 @@ class CapturedStep {
   // Whether `feeds` have the dtypes and shapes the step was recorded with
   // (the only feeds a launch may take).
   bool Matches(const std::vector<Tensor>& feeds) const;
-  // Copies `feeds` into the staging buffers, launches the recording, waits,
-  // and copies the fetched tensors out. Not concurrent with itself.
+  // Copies `feeds` into the recording's device buffers, launches the
+  // recording, waits, and copies the fetched tensors out. Not concurrent
+  // with itself.
   Status Replay(const std::vector<Tensor>& feeds, std::vector<Tensor>* outputs);
 
  private:
   explicit CapturedStep(AcceleratorDevice* device) : device_(device) {}
-  Status LaunchAndCopyOut(std::vector<Tensor>* outputs);
+  Status Launch(const std::vector<Tensor>& feeds, std::vector<Tensor>* outputs);
 
   AcceleratorDevice* const device_;
-  // Declared first, destroyed last: the recording's host buffers, the
-  // recording, then the tensors that live in those buffers.
+  // Declared first, destroyed last: the recording's host buffers and the
+  // device buffers its copies in read, the recording, then the tensors that
+  // live in the host buffers.
   std::unique_ptr<Allocator> host_arena_;
+  std::vector<Tensor> device_feeds_;
   std::unique_ptr<CapturedStreamWork> work_;
+  // What the executor was given as feeds while recording (never read).
   std::vector<Tensor> staged_feeds_;
   std::vector<Tensor> staged_fetches_;
 };

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -69,6 +70,26 @@ class AcceleratorStream {
   // The allocator BeginCapture was given while capturing, else null.
   virtual Allocator* capture_host_allocator() const { return nullptr; }
   bool IsCapturing() const { return capture_host_allocator() != nullptr; }
+
+  // A feed bound to a device buffer: while capturing, a copy to the device
+  // from exactly `host` is recorded as a copy from `device`, which the
+  // owner of the recording fills before each launch (Note [Captured
+  // steps]). Bound before BeginCapture, unbound after EndCapture, by the
+  // thread that captures.
+  void BindCaptureSource(const void* host, const void* device) {
+    capture_sources_.emplace_back(host, device);
+  }
+  void ClearCaptureSources() { capture_sources_.clear(); }
+  // The device buffer bound to `host`, or null.
+  const void* CaptureSourceFor(const void* host) const {
+    for (const auto& [bound_host, device] : capture_sources_) {
+      if (bound_host == host) return device;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::pair<const void*, const void*>> capture_sources_;
 };
 
 // Note [Captured steps]
@@ -83,11 +104,14 @@ class AcceleratorStream {
 // the GPU). What makes this correct:
 // - Nothing recorded runs at capture time, so the session launches the
 //   recording once to produce the capture run's own results.
-// - Host memory a recorded copy touches must stay put: feeds are staged in
-//   buffers of the capture's host arena, and the copies out write the
-//   arena's buffers too (the device hands out arena memory for on_host
-//   allocations while capturing). Each launch copies the feeds into the
-//   staging buffers first and the results out of the fetch buffers after.
+// - Memory a recorded copy touches must stay put. Each feed gets a device
+//   buffer outside the recording; the executor is given a host buffer as
+//   the feed, and the copy in from it is recorded as a copy from the device
+//   buffer (BindCaptureSource). Each launch first copies the caller's feeds
+//   into those device buffers, as an uncaptured step's copy in would. The
+//   copies out write buffers of the capture's host arena (the device hands
+//   out arena memory for on_host allocations while capturing), page-locked
+//   on a GPU; each launch is followed by a copy out of them.
 // - Device memory a captured step allocates and frees is the recording's own,
 //   valid at every launch (CUDA's graph memory nodes).
 // - Host work in the step runs once, at capture: so no host kernel may see a
