@@ -237,17 +237,74 @@ REGISTER_GRADIENT_OP("StridedSliceGrad", StridedSliceGradGradient);
 // params[:axis] + indices + params[axis+1:]: it is reshaped to
 // params[:axis] + [n] + params[axis+1:] (n = size(indices)), the n axis is
 // moved to the front, UnsortedSegmentSum adds the rows that share an index
-// (repeated indices add up), and the result is moved back. Only
-// batch_dims = 0, as TensorFlow's C++ gradient.
+// (repeated indices add up), and the result is moved back.
+//
+// With batch_dims = b > 0, params is batch + outer + [N] + inner (batch the
+// first b dims, N the gathered axis) and dy is batch + outer + idx + inner
+// (idx the indices' dims after the batch). As [B, O, M, K] (the products),
+// dy goes to [B, M, O, K]; row (i, j) goes to segment i * N + indices[i, j],
+// so each batch entry sums into its own N rows; the [B * N, O, K] sums go
+// back to [B, O, N, K], which is params' shape.
+Status BatchedGatherV2Grad(const Scope& scope, const Operation& op,
+                           int64_t batch_dims, const Output& dy,
+                           Output* dparams) {
+  const Output params = op.input(0);
+  Output indices = op.input(1);
+  // Segment ids are int32, as the shapes they are built from.
+  if (indices.type() != DT_INT32) indices = Cast(scope, indices, DT_INT32);
+  Output axis = op.input(2);
+  if (axis.type() != DT_INT32) axis = Cast(scope, axis, DT_INT32);
+  auto params_shape = Shape(scope, params);
+  auto axis_nn = FloorMod(scope, axis, Rank(scope, params));
+  // A negative batch_dims counts from the end of indices' dims; the kernel
+  // checked the range.
+  Output b = Const(scope, static_cast<int32_t>(batch_dims));
+  if (batch_dims < 0) b = Add(scope, b, Rank(scope, op.input(1)));
+  auto b_vec = ExpandDims(scope, b, 0);
+  auto after_axis = ExpandDims(scope, Add(scope, axis_nn, 1), 0);
+  auto size = [&](const Output& shape) { return Prod(scope, shape, 0); };
+  auto batch = size(Slice(scope, params_shape, {0}, b_vec));
+  auto outer = size(Slice(scope, params_shape, b_vec,
+                          ExpandDims(scope, Sub(scope, axis_nn, b), 0)));
+  auto n = GatherV2(scope, params_shape, axis_nn, 0);
+  auto inner = size(Slice(scope, params_shape, after_axis, {-1}));
+  auto idx = size(Slice(scope, Shape(scope, indices), b_vec, {-1}));
+  auto dy4 = Reshape(
+      scope, dy,
+      Pack(scope, {batch.output, outer.output, idx.output, inner.output}));
+  auto values = Reshape(
+      scope, Transpose(scope, dy4, {0, 2, 1, 3}),
+      Pack(scope, {Mul(scope, batch, idx).z, outer.output, inner.output}));
+  auto offsets = Mul(scope, Range(scope, 0, batch, 1), n);
+  auto ids = Reshape(
+      scope,
+      Add(scope,
+          Reshape(scope, indices, Pack(scope, {batch.output, idx.output})),
+          ExpandDims(scope, offsets, 1)),
+      {-1});
+  auto sums = UnsortedSegmentSum(scope, values, ids, Mul(scope, batch, n));
+  auto back = Transpose(scope,
+                        Reshape(scope, sums,
+                                Pack(scope, {batch.output, n.output,
+                                             outer.output, inner.output})),
+                        {0, 2, 1, 3});
+  *dparams = Reshape(scope, back, params_shape);
+  return scope.status();
+}
+
 Status GatherV2Grad(const Scope& scope, const Operation& op,
                     const std::vector<Output>& grad_inputs,
                     std::vector<Output>* grad_outputs) {
   int64_t batch_dims;
   MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "batch_dims", &batch_dims));
   if (batch_dims != 0) {
-    return errors::Unimplemented("The gradient of GatherV2 node '", op.name(),
-                                 "' needs batch_dims = 0, but got ",
-                                 batch_dims);
+    Output dparams;
+    MF_RETURN_IF_ERROR(
+        BatchedGatherV2Grad(scope, op, batch_dims, grad_inputs[0], &dparams));
+    grad_outputs->push_back(dparams);
+    grad_outputs->push_back(NoGradient());
+    grad_outputs->push_back(NoGradient());
+    return scope.status();
   }
   const Output params = op.input(0);
   Output axis = op.input(2);

@@ -256,6 +256,44 @@ TYPED_TEST(ArrayGradTest, GatherV2NegativeAxis) {
       kTol);
 }
 
+// batch_dims = 1, gathering the axis right after the batch, with a repeated
+// index in one batch entry.
+TYPED_TEST(ArrayGradTest, GatherV2BatchDims) {
+  this->Check(
+      {{TensorShape({2, 4, 3})}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return Weighted(s, ops::GatherV2(s, x[0], {{1, 3, 1}, {0, 2, 3}}, 1,
+                                         ops::GatherV2::BatchDims(1)));
+      },
+      kTol);
+}
+
+// batch_dims = 1 with an outer axis between the batch and the gathered one,
+// int64 matrix indices, a negative axis and a negative batch_dims (-2 of
+// the indices' 3 dims).
+TYPED_TEST(ArrayGradTest, GatherV2BatchDimsOuterAxisNegative) {
+  this->Check(
+      {{TensorShape({2, 3, 4, 2})}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        auto indices = Int64(s, {3, 0, 0, 2, 1, 1, 3, 3}, {2, 2, 2});
+        return Weighted(s, ops::GatherV2(s, x[0], indices, Int64(s, {-2}, {}),
+                                         ops::GatherV2::BatchDims(-2)));
+      },
+      kTol);
+}
+
+// Two batch dims.
+TYPED_TEST(ArrayGradTest, GatherV2TwoBatchDims) {
+  this->Check(
+      {{TensorShape({2, 2, 3})}},
+      [](const Scope& s, const std::vector<Output>& x) {
+        return Weighted(
+            s, ops::GatherV2(s, x[0], {{{2, 2}, {0, 1}}, {{1, 0}, {2, 2}}}, 2,
+                             ops::GatherV2::BatchDims(2)));
+      },
+      kTol);
+}
+
 TYPED_TEST(ArrayGradTest, Pad) {
   this->Check(
       {{TensorShape({2, 3})}},
@@ -421,17 +459,6 @@ TEST(ArrayGradValueTest, ReadVariableOpPassesThrough) {
   std::vector<Tensor> out;
   MF_ASSERT_OK(session.Run(dx, &out));
   test::ExpectTensorEqual<float>(out[0], test::AsTensor<float>({4, -1}));
-}
-
-// GatherV2 with batch_dims != 0 has no gradient yet; the error names it.
-TEST(ArrayGradValueTest, GatherV2BatchDimsIsUnimplemented) {
-  Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root, DT_FLOAT);
-  auto y = ops::GatherV2(root, x, {{0}, {1}}, 1, ops::GatherV2::BatchDims(1));
-  std::vector<Output> grads;
-  EXPECT_THAT(AddSymbolicGradients(root, {y}, {x}, &grads),
-              testing::StatusIs(absl::StatusCode::kUnimplemented,
-                                ::testing::HasSubstr("needs batch_dims = 0")));
 }
 
 // The integer and shape ops TensorFlow declares NotDifferentiable.
