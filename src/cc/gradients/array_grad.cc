@@ -231,35 +231,29 @@ REGISTER_GRADIENT_OP("StridedSliceGrad", StridedSliceGradGradient);
 
 // ---- Gathering -------------------------------------------------------------
 
-// Note [Dense GatherV2 gradient]
-// TensorFlow returns the gradient of params as IndexedSlices; minflow has no
-// sparse gradients, so it is summed into a dense tensor. dy has shape
-// params[:axis] + indices + params[axis+1:]: it is reshaped to
-// params[:axis] + [n] + params[axis+1:] (n = size(indices)), the n axis is
-// moved to the front, UnsortedSegmentSum adds the rows that share an index
-// (repeated indices add up), and the result is moved back.
-//
-// With batch_dims = b > 0, params is batch + outer + [N] + inner (batch the
-// first b dims, N the gathered axis) and dy is batch + outer + idx + inner
-// (idx the indices' dims after the batch). As [B, O, M, K] (the products),
-// dy goes to [B, M, O, K]; row (i, j) goes to segment i * N + indices[i, j],
-// so each batch entry sums into its own N rows; the [B * N, O, K] sums go
-// back to [B, O, N, K], which is params' shape.
-Status BatchedGatherV2Grad(const Scope& scope, const Operation& op,
-                           int64_t batch_dims, const Output& dy,
-                           Output* dparams) {
-  const Output params = op.input(0);
-  Output indices = op.input(1);
+// Note [Dense gather gradients]
+// TensorFlow returns the gradient of a gather's params as IndexedSlices;
+// minflow has no sparse gradients, so it is summed into a dense tensor.
+// params is batch + outer + [N] + inner (batch its first batch_dims dims,
+// N the gathered axis) and dy is batch + outer + idx + inner (idx the
+// indices' dims after the batch). As [B, O, M, K] (the products), dy goes
+// to [B, M, O, K]; row (i, j) goes to segment i * N + indices[i, j], so
+// each batch entry sums into its own N rows and repeated indices add up;
+// the [B * N, O, K] sums go back to [B, O, N, K], which is params' shape.
+// With batch_dims = 0, B is 1. GatherV2 and ResourceGather share this.
+Status DenseGatherGrad(const Scope& scope, const Output& params_shape,
+                       const Output& indices_in, const Output& axis_in,
+                       int64_t batch_dims, const Output& dy, Output* dparams) {
   // Segment ids are int32, as the shapes they are built from.
+  Output indices = indices_in;
   if (indices.type() != DT_INT32) indices = Cast(scope, indices, DT_INT32);
-  Output axis = op.input(2);
+  Output axis = axis_in;
   if (axis.type() != DT_INT32) axis = Cast(scope, axis, DT_INT32);
-  auto params_shape = Shape(scope, params);
-  auto axis_nn = FloorMod(scope, axis, Rank(scope, params));
-  // A negative batch_dims counts from the end of indices' dims; the kernel
-  // checked the range.
+  // A negative axis or batch_dims counts from the end; the kernel checked
+  // the ranges.
+  auto axis_nn = FloorMod(scope, axis, Size(scope, params_shape));
   Output b = Const(scope, static_cast<int32_t>(batch_dims));
-  if (batch_dims < 0) b = Add(scope, b, Rank(scope, op.input(1)));
+  if (batch_dims < 0) b = Add(scope, b, Rank(scope, indices_in));
   auto b_vec = ExpandDims(scope, b, 0);
   auto after_axis = ExpandDims(scope, Add(scope, axis_nn, 1), 0);
   auto size = [&](const Output& shape) { return Prod(scope, shape, 0); };
@@ -297,48 +291,37 @@ Status GatherV2Grad(const Scope& scope, const Operation& op,
                     std::vector<Output>* grad_outputs) {
   int64_t batch_dims;
   MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "batch_dims", &batch_dims));
-  if (batch_dims != 0) {
-    Output dparams;
-    MF_RETURN_IF_ERROR(
-        BatchedGatherV2Grad(scope, op, batch_dims, grad_inputs[0], &dparams));
-    grad_outputs->push_back(dparams);
-    grad_outputs->push_back(NoGradient());
-    grad_outputs->push_back(NoGradient());
-    return scope.status();
-  }
-  const Output params = op.input(0);
-  Output axis = op.input(2);
-  if (axis.type() != DT_INT32) axis = Cast(scope, axis, DT_INT32);
-  auto params_shape = Shape(scope, params);
-  auto rank = Rank(scope, params);
-  // A negative axis counts from the end; the kernel checked the range.
-  auto axis_nn = FloorMod(scope, axis, rank);
-  auto axis_vec = ExpandDims(scope, axis_nn, 0);
-  auto next = Add(scope, axis_nn, 1);
-  auto outer_shape = Slice(scope, params_shape, {0}, axis_vec);
-  auto inner_shape =
-      Slice(scope, params_shape, ExpandDims(scope, next, 0), {-1});
-  auto values_shape =
-      ConcatV2(scope, {outer_shape.output, Const(scope, {-1}), inner_shape}, 0);
-  auto values = Reshape(scope, grad_inputs[0], values_shape);
-  // UnsortedSegmentSum's kernels take int32 and int64 ids.
-  Output indices = op.input(1);
-  if (indices.type() == DT_INT16) indices = Cast(scope, indices, DT_INT32);
-  auto flat_indices = Reshape(scope, indices, {-1});
-  auto perm = ConcatV2(scope,
-                       {axis_vec.output, Range(scope, 0, axis_nn, 1).output,
-                        Range(scope, next, rank, 1).output},
-                       0);
-  auto sums =
-      UnsortedSegmentSum(scope, Transpose(scope, values, perm), flat_indices,
-                         GatherV2(scope, params_shape, axis_nn, 0));
-  grad_outputs->push_back(
-      Transpose(scope, sums, InvertPermutation(scope, perm)));
+  Output dparams;
+  MF_RETURN_IF_ERROR(DenseGatherGrad(scope, Shape(scope, op.input(0)),
+                                     op.input(1), op.input(2), batch_dims,
+                                     grad_inputs[0], &dparams));
+  grad_outputs->push_back(dparams);
   grad_outputs->push_back(NoGradient());
   grad_outputs->push_back(NoGradient());
   return scope.status();
 }
 REGISTER_GRADIENT_OP("GatherV2", GatherV2Grad);
+
+// The gradient of the gathered variable, dense (Note [Dense gather
+// gradients]), as the gradient of the handle: AddSymbolicGradients does not
+// follow resource edges, so Optimizer::ComputeGradients differentiates with
+// respect to the gather's output and calls this to reach the variable
+// (Note [What an optimiser differentiates]).
+Status ResourceGatherGrad(const Scope& scope, const Operation& op,
+                          const std::vector<Output>& grad_inputs,
+                          std::vector<Output>* grad_outputs) {
+  int64_t batch_dims;
+  MF_RETURN_IF_ERROR(GetNodeAttr(op.node()->def(), "batch_dims", &batch_dims));
+  Output dvalue;
+  MF_RETURN_IF_ERROR(
+      DenseGatherGrad(scope, VariableShape(scope, op.input(0)), op.input(1),
+                      Const(scope, static_cast<int32_t>(batch_dims)),
+                      batch_dims, grad_inputs[0], &dvalue));
+  grad_outputs->push_back(dvalue);
+  grad_outputs->push_back(NoGradient());
+  return scope.status();
+}
+REGISTER_GRADIENT_OP("ResourceGather", ResourceGatherGrad);
 
 // ---- Padding, tiling, broadcasting ---------------------------------------
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "minflow/cc/framework/grad_op_registry.h"
 #include "minflow/cc/framework/gradients.h"
 #include "minflow/cc/ops/const_op.h"
 #include "minflow/cc/ops/standard_ops.h"
@@ -19,10 +20,12 @@ namespace {
 // A resource variable's value enters the loss through ReadVariableOps on
 // its handle, and the handle itself carries no gradient (DT_RESOURCE).
 // So the optimiser differentiates the loss with respect to the outputs of
-// every ReadVariableOp that consumes the handle, and a variable's gradient
-// is the sum over its reads: exactly what ReadVariableOp's pass-through
-// gradient would give, without needing it. A TF1 reference variable is
-// differentiated directly: its consumers read it as a value.
+// every ReadVariableOp and ResourceGather that consumes the handle, and a
+// variable's gradient is the sum over them: a read's gradient as it is
+// (ReadVariableOp's pass-through gradient, without needing it), a gather's
+// made dense by ResourceGather's registered gradient (Note [Dense gather
+// gradients]). A TF1 reference variable is differentiated directly: its
+// consumers read it as a value.
 
 StatusOr<TrainableVariable> FindVariable(const Output& v, size_t index) {
   if (v.node() == nullptr) {
@@ -61,11 +64,29 @@ std::vector<Output> ValueOutputs(const TrainableVariable& var) {
   std::vector<Output> reads;
   for (const Edge* e : var.variable.node()->out_edges()) {
     if (e->IsControlEdge() || e->src_output != var.variable.index()) continue;
-    if (e->dst->type_string() == "ReadVariableOp") {
+    if (e->dst->type_string() == "ReadVariableOp" ||
+        e->dst->type_string() == "ResourceGather") {
       reads.push_back(Output(e->dst, 0));
     }
   }
   return reads;
+}
+
+// The variable's gradient from the gradient `dy` of one of its
+// ValueOutputs.
+Status VariableGradient(const Scope& scope, const Output& value,
+                        const Output& dy, Output* grad) {
+  if (value.node()->type_string() != "ResourceGather") {
+    *grad = dy;
+    return OkStatus();
+  }
+  ops::GradFunc gather_grad = nullptr;
+  MF_RETURN_IF_ERROR(
+      ops::GradOpRegistry::Global()->Lookup("ResourceGather", &gather_grad));
+  std::vector<Output> dx;
+  MF_RETURN_IF_ERROR(gather_grad(scope, Operation(value.node()), {dy}, &dx));
+  *grad = dx.at(0);
+  return scope.status();
 }
 
 }  // namespace
@@ -104,7 +125,10 @@ Status Optimizer::ComputeGradients(const Scope& scope, const Output& loss,
   for (size_t i = 0; i < var_list.size(); ++i) {
     std::vector<Output> parts;
     for (size_t j = ranges[i].first; j < ranges[i].second; ++j) {
-      if (grads[j].node() != nullptr) parts.push_back(grads[j]);
+      if (grads[j].node() == nullptr) continue;
+      Output part;
+      MF_RETURN_IF_ERROR(VariableGradient(scope, xs[j], grads[j], &part));
+      parts.push_back(part);
     }
     Output grad = NoGradient();
     if (parts.size() == 1) {

@@ -461,6 +461,30 @@ TEST(ArrayGradValueTest, ReadVariableOpPassesThrough) {
   test::ExpectTensorEqual<float>(out[0], test::AsTensor<float>({4, -1}));
 }
 
+// ResourceGather's gradient is the variable's, dense: rows of dy summed
+// into the rows they were gathered from, per batch entry (batch_dims = 1).
+TEST(ArrayGradValueTest, ResourceGatherGivesTheVariablesDenseGradient) {
+  ops::GradFunc fn = nullptr;
+  MF_ASSERT_OK(ops::GradOpRegistry::Global()->Lookup("ResourceGather", &fn));
+  Scope root = Scope::NewRootScope();
+  auto handle = ops::VarHandleOp(root, DT_FLOAT, TensorShape({2, 3}));
+  auto init = ops::AssignVariableOp(
+      root, handle, ops::Const(root, {{0.f, 0.f, 0.f}, {0.f, 0.f, 0.f}}));
+  auto gather = ops::ResourceGather(root, handle, {{2, 2}, {0, 1}}, DT_FLOAT,
+                                    ops::ResourceGather::BatchDims(1));
+  auto dy = ops::Const(root, {{1.f, 2.f}, {3.f, 4.f}});
+  std::vector<Output> dx;
+  MF_ASSERT_OK(fn(root, gather.operation, {dy}, &dx));
+  ASSERT_EQ(dx.size(), 2u);
+  EXPECT_EQ(dx[1].node(), nullptr);  // the indices
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run({}, {}, {init.operation}, &out));
+  MF_ASSERT_OK(session.Run({dx[0]}, &out));
+  test::ExpectTensorEqual<float>(
+      out[0], test::AsTensor<float>({0, 0, 3, 3, 4, 0}, TensorShape({2, 3})));
+}
+
 // The integer and shape ops TensorFlow declares NotDifferentiable.
 TEST(ArrayNoGradientTest, IntegerOpsAreDeclared) {
   for (const char* op :

@@ -292,6 +292,41 @@ TEST(OptimizerTest, GradientsOfSeveralReadsOfAVariableAreSummed) {
   EXPECT_EQ(p.Value(&session, grads[0].gradient), 6.0);
 }
 
+// An embedding table trained through ResourceGather: the loss is
+// sum(gather(table, [0, 2, 0]) * [[1, 2], [3, 4], [5, 6]]), so row 0 gets
+// [1 + 5, 2 + 6], row 2 gets [3, 4] (a repeated index adds up), rows 1 and
+// 3 get nothing, and, with a read of the table as well (loss + sum(table)),
+// every row gets 1 more. One step of gradient descent with rate 0.5.
+TEST(OptimizerTest, GatheredRowsOfAResourceVariableTrain) {
+  Scope root = Scope::NewRootScope();
+  auto table = ops::VarHandleOp(root, DT_FLOAT, TensorShape({4, 2}));
+  auto init = ops::AssignVariableOp(
+      root, table,
+      ops::Const(root, {{1.f, 1.f}, {2.f, 2.f}, {3.f, 3.f}, {4.f, 4.f}}));
+  auto rows = ops::ResourceGather(root, table, {0, 2, 0}, DT_FLOAT);
+  auto weights = ops::Const(root, {{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}});
+  auto gathered = ops::Sum(root, ops::Mul(root, rows, weights), {0, 1});
+  auto read = ops::ReadVariableOp(root, table, DT_FLOAT);
+  auto loss = ops::Add(root, gathered, ops::Sum(root, read, {0, 1}));
+  GradientDescentOptimizer sgd(0.5);
+  Operation train;
+  MF_ASSERT_OK(sgd.Minimize(root, loss, {table}, &train));
+  // Made before the session: a ClientSession whose graph grew starts again.
+  auto after = ops::ReadVariableOp(root, table, DT_FLOAT);
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run({}, {}, {init.operation}, &out));
+  MF_ASSERT_OK(session.Run({}, {}, {train}, &out));
+  MF_ASSERT_OK(session.Run({after}, &out));
+  const std::vector<float> expected = {1 - 0.5f * 7, 1 - 0.5f * 9, 2 - 0.5f * 1,
+                                       2 - 0.5f * 1, 3 - 0.5f * 4, 3 - 0.5f * 5,
+                                       4 - 0.5f * 1, 4 - 0.5f * 1};
+  ASSERT_EQ(out[0].NumElements(), 8);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_FLOAT_EQ(out[0].flat<float>()(i), expected[i]) << "element " << i;
+  }
+}
+
 // Two variables: y = a * x + b fitted to points of y = 2x + 1 with Adam.
 TEST(OptimizerTest, AdamFitsALineWithTwoVariables) {
   Scope root = Scope::NewRootScope();
