@@ -1,6 +1,7 @@
 // What the gradient functions of src/cc/gradients share.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "minflow/cc/framework/ops.h"
@@ -24,6 +25,15 @@ Status RequireRealGradient(const Operation& op, DataType dtype);
 Status ReduceBinaryGradients(const Scope& scope, const Operation& op,
                              const Output& gx, const Output& gy,
                              std::vector<Output>* grad_outputs);
+
+// The values of `output` when it is a Const of int32 or int64 scalar or
+// vector; false otherwise.
+bool ConstantInts(const Output& output, std::vector<int64_t>* values);
+
+// Which of `input`'s dims a reduction over `axes` removes, when the input's
+// rank and the axes (a Const) are known; false otherwise.
+bool StaticReducedAxes(const Output& input, const Output& axes,
+                       std::vector<bool>* reduced);
 
 // The gradient of a reduction's input: `grad` (the reduced output's
 // gradient) broadcast back to the shape of `input`, reduced along

@@ -653,6 +653,41 @@ Status MeanGrad(const Scope& scope, const Operation& op,
   const DataType dtype = op.output_type(0);
   auto spread = internal::BroadcastReducedGradient(scope, grad_inputs[0],
                                                    op.input(0), op.input(1));
+  // How many inputs each output averages: a Const when the reduced dims
+  // are known; size(input) / the kept dims' product when only those are;
+  // otherwise computed from both shapes in the graph.
+  std::vector<bool> reduced;
+  if (internal::StaticReducedAxes(op.input(0), op.input(1), &reduced)) {
+    const PartialTensorShape shape = op.input(0).shape();
+    int64_t reduced_count = 1, kept_count = 1;
+    bool reduced_known = true, kept_known = true;
+    for (int i = 0; i < shape.dims(); ++i) {
+      const int64_t d = shape.dim_size(i);
+      bool& known = reduced[i] ? reduced_known : kept_known;
+      int64_t& count = reduced[i] ? reduced_count : kept_count;
+      if (d < 0) {
+        known = false;
+      } else {
+        count *= d;
+      }
+    }
+    if (reduced_known) {
+      grad_outputs->push_back(
+          RealDiv(scope, spread,
+                  internal::ScalarLike(
+                      scope, std::max<int64_t>(reduced_count, 1), dtype)));
+      grad_outputs->push_back(NoGradient());
+      return scope.status();
+    }
+    if (kept_known && kept_count > 0) {
+      auto count = Div(scope, Size(scope, op.input(0)),
+                       static_cast<int32_t>(kept_count));
+      grad_outputs->push_back(
+          RealDiv(scope, spread, Cast(scope, count, dtype)));
+      grad_outputs->push_back(NoGradient());
+      return scope.status();
+    }
+  }
   auto in_size = Prod(scope, Shape(scope, op.input(0)), 0);
   auto out_size = Prod(scope, Shape(scope, op.output(0)), 0);
   // max(.., 1): an empty output has no gradient to divide.

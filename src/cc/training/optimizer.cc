@@ -332,27 +332,32 @@ AdamOptimizer::AdamOptimizer(double learning_rate, double beta1, double beta2,
 // The beta powers are made once, like the first variable (resource or
 // reference, its dtype): TensorFlow 1 keeps them beside the first variable
 // too.
+// Each ApplyGradients reads them once: the updates and the powers' own
+// update share the reads (one node each instead of one per variable).
 Status AdamOptimizer::Prepare(const Scope& scope,
                               const std::vector<TrainableVariable>& vars) {
-  if (beta1_power_.variable.node() != nullptr) return OkStatus();
-  const TrainableVariable& first = vars[0];
-  MF_ASSIGN_OR_RETURN(Output b1,
-                      MakeVariable(scope, "beta1_power", first, beta1_, true));
-  MF_ASSIGN_OR_RETURN(Output b2,
-                      MakeVariable(scope, "beta2_power", first, beta2_, true));
-  beta1_power_ = {b1, first.is_resource, first.dtype, PartialTensorShape({}),
-                  "beta1_power"};
-  beta2_power_ = {b2, first.is_resource, first.dtype, PartialTensorShape({}),
-                  "beta2_power"};
-  return OkStatus();
+  if (beta1_power_.variable.node() == nullptr) {
+    const TrainableVariable& first = vars[0];
+    MF_ASSIGN_OR_RETURN(
+        Output b1, MakeVariable(scope, "beta1_power", first, beta1_, true));
+    MF_ASSIGN_OR_RETURN(
+        Output b2, MakeVariable(scope, "beta2_power", first, beta2_, true));
+    beta1_power_ = {b1, first.is_resource, first.dtype, PartialTensorShape({}),
+                    "beta1_power"};
+    beta2_power_ = {b2, first.is_resource, first.dtype, PartialTensorShape({}),
+                    "beta2_power"};
+  }
+  beta1_power_value_ = Value(scope, beta1_power_);
+  beta2_power_value_ = Value(scope, beta2_power_);
+  return scope.status();
 }
 
 StatusOr<Operation> AdamOptimizer::ApplyDense(const Scope& scope,
                                               const Output& grad,
                                               const TrainableVariable& var) {
   const DataType dtype = var.dtype;
-  Output beta1_power = Value(scope, beta1_power_);
-  Output beta2_power = Value(scope, beta2_power_);
+  Output beta1_power = beta1_power_value_;
+  Output beta2_power = beta2_power_value_;
   if (beta1_power_.dtype != dtype) {
     beta1_power = ops::Cast(scope, beta1_power, dtype);
     beta2_power = ops::Cast(scope, beta2_power, dtype);
@@ -382,16 +387,24 @@ Status AdamOptimizer::Finish(const Scope& scope,
                              const std::vector<Operation>& updates,
                              std::vector<Operation>* extra) {
   const Scope after = scope.WithControlDependencies(updates);
-  for (const auto& [power, beta] :
-       {std::pair<const TrainableVariable*, double>{&beta1_power_, beta1_},
-        std::pair<const TrainableVariable*, double>{&beta2_power_, beta2_}}) {
-    const Output next = ops::Mul(after, Value(after, *power),
-                                 Constant(after, beta, power->dtype));
-    if (power->is_resource) {
+  struct Power {
+    const TrainableVariable* variable;
+    Output value;
+    double beta;
+  };
+  for (const Power& power :
+       {Power{&beta1_power_, beta1_power_value_, beta1_},
+        Power{&beta2_power_, beta2_power_value_, beta2_}}) {
+    // The value read before the updates, which do not change it.
+    const Output next = ops::Mul(
+        scope, power.value, Constant(scope, power.beta, power.variable->dtype));
+    if (power.variable->is_resource) {
       extra->push_back(
-          ops::AssignVariableOp(after, power->variable, next).operation);
+          ops::AssignVariableOp(after, power.variable->variable, next)
+              .operation);
     } else {
-      extra->push_back(ops::Assign(after, power->variable, next).operation);
+      extra->push_back(
+          ops::Assign(after, power.variable->variable, next).operation);
     }
   }
   return after.status();

@@ -11,9 +11,11 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "minflow/cc/framework/client_session.h"
 #include "minflow/cc/framework/grad_op_registry.h"
 #include "minflow/cc/framework/gradients.h"
 #include "minflow/cc/ops/standard_ops.h"
+#include "minflow/graph/graph.h"
 #include "tests/cc/gradients/grad_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tensor_testutil.h"
@@ -554,6 +556,71 @@ TYPED_TEST(MathGradTest, SumAndMeanOverAnyAxes) {
         return ops::Sum(s, in[0], int64_t{1}).output;
       },
       kTight);
+}
+
+// The same where the input's shape is known when the gradient is built,
+// wholly ([2, 3, 4]) or but for its first dim ([?, 3, 4]): the gradients
+// take their static forms (Note [Broadcasting a reduction's gradient] and
+// MeanGrad's count), which must agree with the checker as the dynamic ones
+// above do.
+TYPED_TEST(MathGradTest, SumAndMeanOfStaticAndPartialShapes) {
+  const GradInput x{TensorShape({2, 3, 4})};
+  for (const std::vector<int>& shape :
+       std::vector<std::vector<int>>{{2, 3, 4}, {-1, 3, 4}}) {
+    for (bool keep : {false, true}) {
+      for (const std::vector<int>& axes : std::vector<std::vector<int>>{
+               {0}, {1}, {-1}, {0, 2}, {1, 2}, {0, 1, 2}, {}}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "shape[0] " << shape[0] << " keep_dims " << keep
+                     << " axes " << axes.size());
+        Tensor axes_t = test::AsTensor<int32_t>(axes);
+        Tensor shape_t = test::AsTensor<int32_t>(shape);
+        for (bool mean : {false, true}) {
+          this->Check(
+              {x},
+              [&](const Scope& s, const std::vector<Output>& in) {
+                auto shaped = ops::Reshape(s, in[0], shape_t);
+                EXPECT_EQ(shaped.output.shape().dims(), 3);
+                return mean ? ops::Mean(s, shaped, axes_t,
+                                        ops::Mean::KeepDims(keep))
+                                  .output
+                            : ops::Sum(s, shaped, axes_t,
+                                       ops::Sum::KeepDims(keep))
+                                  .output;
+              },
+              kTight);
+        }
+      }
+    }
+  }
+}
+
+// Counts the graph's nodes of op `type`.
+int CountOps(const Scope& root, const std::string& type) {
+  int n = 0;
+  for (const Node* node : root.graph()->nodes()) n += node->IsOp(type);
+  return n;
+}
+
+// A batch mean over an unknown batch (a loss): its gradient is built from a
+// Const shape, the input's Shape and Size, without the dynamic mask
+// (OneHot) or the two Prods of the general form.
+TEST(MathGradStaticTest, BatchMeanNeedsNoShapeArithmetic) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT,
+                            ops::Placeholder::Shape(PartialTensorShape({-1})));
+  auto y = ops::Mean(root, x, {0});
+  std::vector<Output> grads;
+  MF_ASSERT_OK(AddSymbolicGradients(root, {y}, {x}, &grads));
+  EXPECT_EQ(CountOps(root, "OneHot"), 0);
+  EXPECT_EQ(CountOps(root, "Prod"), 0);
+  EXPECT_EQ(CountOps(root, "Size"), 1);
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(
+      session.Run({{x, test::AsTensor<float>({1, 2, 3, 4})}}, grads, &out));
+  test::ExpectTensorNear<float>(
+      out[0], test::AsTensor<float>({0.25f, 0.25f, 0.25f, 0.25f}), 1e-7);
 }
 
 TYPED_TEST(MathGradTest, CastBetweenFloatTypes) {

@@ -200,6 +200,10 @@ class AdamOptimizer : public Optimizer {
   const bool use_nesterov_;
   TrainableVariable beta1_power_;
   TrainableVariable beta2_power_;
+  // This ApplyGradients' one read of each power, which every update and
+  // the powers' own update share.
+  Output beta1_power_value_;
+  Output beta2_power_value_;
 };
 
 // RMSProp (ApplyRMSProp, not centered) with TensorFlow 1's defaults;
