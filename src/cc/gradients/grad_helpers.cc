@@ -1,5 +1,7 @@
 #include "src/cc/gradients/grad_helpers.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "minflow/cc/ops/standard_ops.h"
 #include "minflow/core/tensor.h"
@@ -27,16 +29,85 @@ Status RequireRealGradient(const Operation& op, DataType dtype) {
   return OkStatus();
 }
 
+namespace {
+
+// A Const holding `values`, as int32.
+Output Int32Const(const Scope& scope, const std::vector<int32_t>& values) {
+  Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) t.flat<int32_t>()(i) = values[i];
+  return ops::Const(scope, Input::Initializer(t));
+}
+
+// The output axes along which an operand of shape `mine` was broadcast
+// against `other`, when the static shapes decide it: axes the operand
+// lacks or has as 1 (summing over an axis that was 1 in the output too
+// changes nothing). False when an unknown dim of `mine` may be a 1 that was
+// broadcast.
+bool StaticBroadcastAxes(const PartialTensorShape& mine,
+                         const PartialTensorShape& other, int rank,
+                         std::vector<int32_t>* axes) {
+  axes->clear();
+  const int pad = rank - mine.dims();
+  const int other_pad = rank - other.dims();
+  for (int i = 0; i < rank; ++i) {
+    if (i < pad) {
+      axes->push_back(i);
+      continue;
+    }
+    const int64_t d = mine.dim_size(i - pad);
+    if (d == 1) {
+      axes->push_back(i);
+    } else if (d < 0) {
+      const bool other_one =
+          i < other_pad || other.dim_size(i - other_pad) == 1;
+      if (!other_one) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Note [Broadcasting a binary op's gradient]
+// Where both operands' ranks are known when the gradient is built and their
+// static shapes decide which axes each was broadcast along (TensorFlow's
+// SmartBroadcastGradientArgs does the same), each gradient is summed over
+// Const axes: nothing for an operand that was not broadcast, a Sum keeping
+// the dims for one of the output's rank, a Sum and a Reshape otherwise.
+// Otherwise the axes come from BroadcastGradientArgs on the runtime shapes.
 Status ReduceBinaryGradients(const Scope& scope, const Operation& op,
                              const Output& gx, const Output& gy,
                              std::vector<Output>* grad_outputs) {
-  auto sx = ops::Shape(scope, op.input(0));
-  auto sy = ops::Shape(scope, op.input(1));
-  auto axes = ops::BroadcastGradientArgs(scope, sx, sy);
+  const PartialTensorShape sx = op.input(0).shape();
+  const PartialTensorShape sy = op.input(1).shape();
+  if (!sx.unknown_rank() && !sy.unknown_rank()) {
+    const int rank = std::max(sx.dims(), sy.dims());
+    std::vector<int32_t> ax, ay;
+    if (StaticBroadcastAxes(sx, sy, rank, &ax) &&
+        StaticBroadcastAxes(sy, sx, rank, &ay)) {
+      auto reduce = [&](const Output& g, const Output& input,
+                        const PartialTensorShape& shape,
+                        const std::vector<int32_t>& axes) -> Output {
+        if (axes.empty()) return g;
+        if (shape.dims() == rank) {
+          return ops::Sum(scope, g, Int32Const(scope, axes),
+                          ops::Sum::KeepDims(true));
+        }
+        return ops::Reshape(scope, ops::Sum(scope, g, Int32Const(scope, axes)),
+                            ops::Shape(scope, input));
+      };
+      grad_outputs->push_back(reduce(gx, op.input(0), sx, ax));
+      grad_outputs->push_back(reduce(gy, op.input(1), sy, ay));
+      return scope.status();
+    }
+  }
+  auto shape_x = ops::Shape(scope, op.input(0));
+  auto shape_y = ops::Shape(scope, op.input(1));
+  auto axes = ops::BroadcastGradientArgs(scope, shape_x, shape_y);
   grad_outputs->push_back(
-      ops::Reshape(scope, ops::Sum(scope, gx, axes.r0), sx));
+      ops::Reshape(scope, ops::Sum(scope, gx, axes.r0), shape_x));
   grad_outputs->push_back(
-      ops::Reshape(scope, ops::Sum(scope, gy, axes.r1), sy));
+      ops::Reshape(scope, ops::Sum(scope, gy, axes.r1), shape_y));
   return scope.status();
 }
 

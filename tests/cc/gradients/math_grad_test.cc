@@ -59,6 +59,51 @@ TYPED_TEST(MathGradTest, Add) {
   }
 }
 
+// Operands whose shapes are known when the gradient is built, wholly or
+// in part (-1 in `as`: Reshape leaves that dim unknown), so the gradients
+// take their static forms (Note [Broadcasting a binary op's gradient]) or,
+// where an unknown dim may have been broadcast, the dynamic one.
+TYPED_TEST(MathGradTest, BinaryOpsOfStaticAndPartialShapes) {
+  struct Case {
+    TensorShape x, y;
+    std::vector<int32_t> x_as, y_as;
+  };
+  const std::vector<Case> cases = {
+      {TensorShape({2, 3}), TensorShape({3}), {2, 3}, {3}},
+      {TensorShape({2, 1}), TensorShape({1, 3}), {2, 1}, {1, 3}},
+      {TensorShape({2, 3}), TensorShape({3}), {-1, 3}, {3}},
+      {TensorShape({2, 3}), TensorShape({1, 3}), {-1, 3}, {1, 3}},
+      {TensorShape({2, 3}), TensorShape({2, 3}), {-1, 3}, {-1, 3}},
+      {TensorShape({4, 2, 3}), TensorShape({2, 1}), {-1, 2, 3}, {2, 1}},
+      {TensorShape({2, 3}), TensorShape({}), {2, 3}, {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.x.DebugString() << " as " << c.x_as.size() << " dims, "
+                 << c.y.DebugString());
+    const Tensor x_as = test::AsTensor<int32_t>(c.x_as);
+    const Tensor y_as = test::AsTensor<int32_t>(c.y_as);
+    auto shaped = [&](auto op) {
+      return [&, op](const Scope& s, const std::vector<Output>& in) -> Output {
+        return op(s, ops::Reshape(s, in[0], x_as),
+                  ops::Reshape(s, in[1], y_as));
+      };
+    };
+    this->Check({{c.x}, {c.y}}, shaped([](const Scope& s, Output a, Output b) {
+                  return Output(ops::AddV2(s, a, b));
+                }),
+                kTight);
+    this->Check({{c.x}, {c.y}}, shaped([](const Scope& s, Output a, Output b) {
+                  return Output(ops::Mul(s, a, b));
+                }),
+                kTight);
+    this->Check({{c.x}, {c.y}}, shaped([](const Scope& s, Output a, Output b) {
+                  return Output(ops::Sub(s, a, b));
+                }),
+                kTight);
+  }
+}
+
 TYPED_TEST(MathGradTest, Sub) {
   for (const auto& [a, b] : BinaryShapes()) {
     this->Check({{a}, {b}}, Binary<ops::Sub>(), kTight);
@@ -621,6 +666,39 @@ TEST(MathGradStaticTest, BatchMeanNeedsNoShapeArithmetic) {
       session.Run({{x, test::AsTensor<float>({1, 2, 3, 4})}}, grads, &out));
   test::ExpectTensorNear<float>(
       out[0], test::AsTensor<float>({0.25f, 0.25f, 0.25f, 0.25f}), 1e-7);
+}
+
+// A bias added to a batch of unknown size: y's gradient is a Sum over a
+// Const axis, x's is dy itself; no BroadcastGradientArgs. Two operands
+// whose unknown dims may each be a broadcast 1 still need it.
+TEST(MathGradStaticTest, BiasOverAnUnknownBatchNeedsNoBroadcastGradientArgs) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(
+      root, DT_FLOAT, ops::Placeholder::Shape(PartialTensorShape({-1, 3})));
+  auto b = ops::Placeholder(root, DT_FLOAT,
+                            ops::Placeholder::Shape(PartialTensorShape({3})));
+  auto y = ops::AddV2(root, x, b);
+  std::vector<Output> grads;
+  MF_ASSERT_OK(AddSymbolicGradients(root, {y}, {x, b}, &grads));
+  EXPECT_EQ(CountOps(root, "BroadcastGradientArgs"), 0);
+  ClientSession session(root);
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session.Run(
+      {{x, test::AsTensor<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))},
+       {b, test::AsTensor<float>({1, 1, 1})}},
+      grads, &out));
+  test::ExpectTensorEqual<float>(
+      out[0], test::AsTensor<float>({1, 1, 1, 1, 1, 1}, TensorShape({2, 3})));
+  test::ExpectTensorEqual<float>(out[1], test::AsTensor<float>({2, 2, 2}));
+
+  Scope other = Scope::NewRootScope();
+  auto u = ops::Placeholder(
+      other, DT_FLOAT, ops::Placeholder::Shape(PartialTensorShape({-1, 3})));
+  auto v = ops::Placeholder(
+      other, DT_FLOAT, ops::Placeholder::Shape(PartialTensorShape({-1, 3})));
+  MF_ASSERT_OK(
+      AddSymbolicGradients(other, {ops::AddV2(other, u, v)}, {u, v}, &grads));
+  EXPECT_EQ(CountOps(other, "BroadcastGradientArgs"), 1);
 }
 
 TYPED_TEST(MathGradTest, CastBetweenFloatTypes) {
