@@ -1,7 +1,7 @@
 // Captured steps (Note [Captured steps]) on the fake accelerator: what the
 // stream records, which signatures the session captures, that launches give
 // each run's own results, and that memory and errors behave. The GPU twin,
-// with CUDA Graphs, is tests/cuda/cuda_graph_test.cc.
+// with CUDA Graphs, is GpuCudaGraphTest in tests/cuda/gpu_kernels_test.cc.
 #include "src/runtime/captured_step.h"
 
 #include <atomic>
@@ -17,6 +17,7 @@
 #include "minflow/graph.pb.h"
 #include "minflow/runtime/session.h"
 #include "tests/runtime/fake_accelerator.h"
+#include "tests/runtime/fake_accelerator_testutil.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -28,65 +29,6 @@ using ::minflow::testing::ParseTextProtoOrDie;
 using ::minflow::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-
-// y = relu(x * 2 + x): every kernel on the accelerator.
-constexpr char kChain[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "two"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 2
-        }
-      }
-    }
-  }
-  node {
-    name: "m"
-    op: "Mul"
-    input: "x"
-    input: "two"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "a"
-    op: "AddV2"
-    input: "m"
-    input: "x"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "y"
-    op: "Relu"
-    input: "a"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-)pb";
 
 // The same with a Neg in the middle, which has no FAKE_GPU kernel: a host
 // kernel inside the step.
@@ -119,7 +61,7 @@ constexpr char kHostInTheMiddle[] = R"pb(
     }
   }
   node {
-    name: "y"
+    name: "r"
     op: "Relu"
     input: "a"
     attr {
@@ -161,17 +103,6 @@ class CapturedStepTest : public ::testing::Test {
     return session.ok() ? std::move(session).value() : nullptr;
   }
 
-  static Tensor Vector(const std::vector<float>& values) {
-    Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(values.size())}));
-    std::copy(values.begin(), values.end(), t.flat<float>().data());
-    return t;
-  }
-
-  static std::vector<float> Values(const Tensor& t) {
-    const auto flat = t.flat<float>();
-    return std::vector<float>(flat.data(), flat.data() + flat.size());
-  }
-
   // relu(3x) for kChain, relu(0) = 0 for kHostInTheMiddle.
   static std::vector<float> ChainOf(const std::vector<float>& x) {
     std::vector<float> y;
@@ -182,7 +113,7 @@ class CapturedStepTest : public ::testing::Test {
   static std::vector<float> RunChain(Session* session,
                                      const std::vector<float>& x) {
     std::vector<Tensor> out;
-    const Status s = session->Run({{"x", Vector(x)}}, {"y"}, {}, &out);
+    const Status s = session->Run({{"x", Vector(x)}}, {"r"}, {}, &out);
     EXPECT_TRUE(s.ok()) << s;
     return s.ok() && out.size() == 1 ? Values(out[0]) : std::vector<float>();
   }
@@ -354,11 +285,11 @@ TEST_F(CapturedStepTest, ErrorDuringALaunchNamesTheDeviceAndSticks) {
   stream->FailNthItem(2, errors::Internal("injected fault"));
   std::vector<Tensor> out;
   EXPECT_THAT(
-      session->Run({{"x", Vector({1})}}, {"y"}, {}, &out),
+      session->Run({{"x", Vector({1})}}, {"r"}, {}, &out),
       StatusIs(absl::StatusCode::kInternal,
                AllOf(HasSubstr("injected fault"), HasSubstr(kFakeGpuName))));
   EXPECT_THAT(
-      session->Run({{"x", Vector({1})}}, {"y"}, {}, &out),
+      session->Run({{"x", Vector({1})}}, {"r"}, {}, &out),
       StatusIs(absl::StatusCode::kInternal, HasSubstr("injected fault")));
 }
 

@@ -26,6 +26,7 @@
 #include "minflow/rewriter_config.pb.h"
 #include "minflow/runtime/session.h"
 #include "minflow/step_stats.pb.h"
+#include "tests/runtime/fake_accelerator_testutil.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/text_proto.h"
 
@@ -40,75 +41,6 @@ using ::testing::HasSubstr;
 using ::testing::SizeIs;
 
 constexpr char kCpuName[] = "/job:localhost/replica:0/task:0/device:CPU:0";
-
-// relu(x * 2 + x), all on the accelerator but the feed.
-constexpr char kChain[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "two"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 2
-        }
-      }
-    }
-  }
-  node {
-    name: "m"
-    op: "Mul"
-    input: "x"
-    input: "two"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "a"
-    op: "AddV2"
-    input: "m"
-    input: "x"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "r"
-    op: "Relu"
-    input: "a"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-  node { name: "fail" op: "FakeAcceleratorFail" input: "m" }
-  node {
-    name: "after_fail"
-    op: "Relu"
-    input: "fail"
-    attr {
-      key: "T"
-      value { type: DT_FLOAT }
-    }
-  }
-)pb";
 
 // A CPU-only op (Neg) between accelerator ops, and a Reshape whose int32
 // shape comes from a Const through an Identity, all three on the device:
@@ -248,17 +180,6 @@ class FakeAcceleratorTest : public ::testing::Test {
         Session::Create(ParseTextProtoOrDie<GraphDef>(text), options);
     EXPECT_TRUE(session.ok()) << session.status();
     return session.ok() ? std::move(session).value() : nullptr;
-  }
-
-  static Tensor Vector(const std::vector<float>& values) {
-    Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(values.size())}));
-    std::copy(values.begin(), values.end(), t.flat<float>().data());
-    return t;
-  }
-
-  static std::vector<float> Values(const Tensor& t) {
-    const auto flat = t.flat<float>();
-    return std::vector<float>(flat.data(), flat.data() + flat.size());
   }
 
   static float Relu(float v) { return v > 0 ? v : 0; }
