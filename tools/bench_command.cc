@@ -55,15 +55,24 @@ steady-state latency (min, median, mean, p90, p99, max) and runs per second,
 and peak memory: the host allocator's peak bytes, and the process's peak
 resident set (RSS) from its start until the report, with how much of it was
 resident before the graph was read (the shared libraries and their static
-initialisers, the same for every graph), and how many host allocations the
-timed runs made and how many of those the allocator had to get from the
-system rather than from its cache of freed buffers (0 for a static graph
-after warm-up; MINFLOW_CPU_ALLOCATOR_CACHE sets the cache's size).
+initialisers, the same for every graph), and how many host allocator calls
+the timed runs made and how many of those the allocator had to get from the
+system rather than from its cache of freed buffers (MINFLOW_CPU_ALLOCATOR_CACHE
+sets the cache's size). The timed runs write their fetches into buffers
+made once (Session::RunCallableInto, as ONNX Runtime's preallocated
+outputs), and the host memory of a graph without control flow is planned
+from its first run (an arena; MINFLOW_MEMORY_PLAN=0 turns it off), so a
+static graph's timed runs make no allocator calls. "memory plan" gives the
+arena's size next to the liveness bound of the buffers it holds (the
+largest sum of their bytes alive at once in the recorded run, scratch
+buffers included), how many buffers outlived that run and were left to the
+allocator, and how the later runs' requests were served.
 "memory per run" is one more run's peak of host memory beyond what was in
-use before it (the graph's constants), next to the liveness bound: the
-largest sum of the bytes of tensors alive at once in the order that run
-took (a kernel's scratch, such as an im2col buffer, is not in the bound; an
-output written over its input counts twice in it).
+use before it (the graph's constants and the plan's arena), next to the
+liveness bound of its tensors: the largest sum of the bytes of tensors
+alive at once in the order that run took (a kernel's scratch, such as an
+im2col buffer, is not in this bound; an output written over its input
+counts twice in it).
 
 /usr/bin/time reads the peak RSS after the process has ended, so it also
 counts the pages the libraries touch while it ends. (A CUDA build loads
@@ -105,7 +114,10 @@ Options (as for minflow run):
                           runs_per_s, peak_bytes, timed_allocs,
                           timed_system_allocs, peak_rss_bytes,
                           start_rss_bytes, run_peak_bytes,
-                          liveness_bound_bytes, passes
+                          liveness_bound_bytes, memory_plan {planned,
+                          reason, arena_bytes, liveness_bound_bytes,
+                          planned_buffers, unplanned_buffers, arena_hits,
+                          arena_misses, unplanned_allocations}, passes
                           [{name, phase, ran, nodes_before, nodes_after,
                           duration_us}], and with
                           --op-profile ops [{op, count, total_us, avg_us,
@@ -344,6 +356,8 @@ struct BenchResult {
   // at least (LivenessBoundBytes).
   int64_t run_peak_bytes = 0;
   int64_t liveness_bound_bytes = 0;
+  // The signature's memory plan after the timed runs (Note [Memory plan]).
+  MemoryPlanStats plan;
   // A SavedModel: create_ms is its whole load (read, import, restore, init
   // op) and parse_ms is 0.
   bool saved_model = false;
@@ -387,7 +401,17 @@ std::string ToJson(const BenchResult& r) {
 
      << ",\n  \"start_rss_bytes\": " << r.start_rss_bytes
      << ",\n  \"run_peak_bytes\": " << r.run_peak_bytes
-     << ",\n  \"liveness_bound_bytes\": " << r.liveness_bound_bytes;
+     << ",\n  \"liveness_bound_bytes\": " << r.liveness_bound_bytes
+     << ",\n  \"memory_plan\": {\"planned\": "
+     << (r.plan.planned ? "true" : "false")
+     << ", \"reason\": " << JsonQuote(r.plan.reason)
+     << ", \"arena_bytes\": " << r.plan.arena_bytes
+     << ", \"liveness_bound_bytes\": " << r.plan.liveness_bound_bytes
+     << ", \"planned_buffers\": " << r.plan.planned_buffers
+     << ", \"unplanned_buffers\": " << r.plan.unplanned_buffers
+     << ", \"arena_hits\": " << r.plan.arena_hits
+     << ", \"arena_misses\": " << r.plan.arena_misses
+     << ", \"unplanned_allocations\": " << r.plan.unplanned_allocations << "}";
   os << ",\n  \"passes\": [";
   for (size_t i = 0; i < r.passes.size(); ++i) {
     const GraphPassRecord& p = r.passes[i];
@@ -448,7 +472,9 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
      << Mib(r.peak_rss_bytes) << " (" << Mib(r.start_rss_bytes)
      << " of it before the graph was read)\n";
   os << "memory per run: " << HumanBytes(r.run_peak_bytes)
-     << " at most in use beyond the constants; its tensors' lifetimes need "
+     << " at most in use beyond the constants"
+     << (r.plan.planned ? " and the plan's arena" : "")
+     << "; its tensors' lifetimes need "
      << HumanBytes(r.liveness_bound_bytes);
   if (r.liveness_bound_bytes > 0) {
     os << absl::StrFormat(" (%.2fx)",
@@ -458,6 +484,24 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
   os << "\n";
   os << "allocations in the timed runs: " << r.timed_allocs << ", "
      << r.timed_system_allocs << " of them from the system\n";
+  const MemoryPlanStats& plan = r.plan;
+  if (!plan.planned) {
+    os << "memory plan: none (" << plan.reason << ")\n";
+  } else {
+    os << "memory plan: arena " << HumanBytes(plan.arena_bytes) << " for "
+       << plan.planned_buffers << " buffers, whose lifetimes need "
+       << HumanBytes(plan.liveness_bound_bytes);
+    if (plan.liveness_bound_bytes > 0) {
+      os << absl::StrFormat(" (%.2fx)",
+                            static_cast<double>(plan.arena_bytes) /
+                                static_cast<double>(plan.liveness_bound_bytes));
+    }
+    os << "; " << plan.unplanned_buffers
+       << " outlived the recorded run (left to the allocator); since: "
+       << plan.arena_hits << " from the arena, " << plan.arena_misses
+       << " missed their place, " << plan.unplanned_allocations
+       << " not in the plan\n";
+  }
   if (!r.profiled) return;
   os << "\nop profile (" << r.profiled_runs
      << " traced runs; time per step, share of the summed node time):\n";
@@ -505,11 +549,13 @@ class Progress {
 // callable, as ONNX Runtime's perf_test -c does, each taking runs until
 // --runs have been taken or --min-time has passed. `latencies_us` gets every
 // run's latency, `wall_s` the time from the first start to the last end.
-// The first failure stops every caller and is returned.
+// Caller i writes its fetches into (*fetch_buffers)[i]. The first failure
+// stops every caller and is returned.
 Status TimedRuns(Session* session, Session::CallableHandle handle,
-                 const std::vector<Tensor>& feeds, const BenchFlags& bench,
-                 Progress* progress, std::vector<double>* latencies_us,
-                 double* wall_s) {
+                 const std::vector<Tensor>& feeds,
+                 std::vector<std::vector<Tensor>>* fetch_buffers,
+                 const BenchFlags& bench, Progress* progress,
+                 std::vector<double>* latencies_us, double* wall_s) {
   std::atomic<int> taken{0};  // runs handed out
   std::atomic<int> done{0};   // runs finished
   std::atomic<bool> stop{false};
@@ -518,7 +564,7 @@ Status TimedRuns(Session* session, Session::CallableHandle handle,
   const auto start = Clock::now();
   // Caller 0 also draws the progress line (Progress is not thread-safe).
   auto caller = [&](int index, std::vector<double>* mine) {
-    std::vector<Tensor> outputs;
+    std::vector<Tensor>& outputs = (*fetch_buffers)[index];
     while (!stop.load(std::memory_order_relaxed)) {
       const double elapsed_s = MillisSince(start) / 1000;
       if (bench.runs > 0) {
@@ -530,7 +576,7 @@ Status TimedRuns(Session* session, Session::CallableHandle handle,
         progress->Update(done.load(), bench.runs, elapsed_s, bench.min_time_s);
       }
       const auto run_start = Clock::now();
-      Status s = session->RunCallable(handle, feeds, &outputs, nullptr);
+      Status s = session->RunCallableInto(handle, feeds, &outputs, nullptr);
       if (!s.ok()) {
         absl::MutexLock lock(&mu);
         if (first_error.ok()) first_error = s;
@@ -734,24 +780,38 @@ int BenchMain(const CommandContext& ctx) {
   result.first_run_ms = MillisSince(first_start);
   result.passes.assign(first_metadata.graph_passes().begin(),
                        first_metadata.graph_passes().end());
+  // The warm-up runs write into fetch buffers, as the timed runs do, so
+  // that the memory plan (made from the second run) is made that way.
   for (int i = 0; i < bench.warmup; ++i) {
-    s = session->RunCallable(timed, feed_tensors, &outputs, nullptr);
+    s = session->RunCallableInto(timed, feed_tensors, &outputs, nullptr);
     if (!s.ok()) return fail(s, kExitFailure);
   }
 
   int64_t process_peak_bytes = 0;
   Progress progress(isatty(STDERR_FILENO) != 0);
   std::vector<double> latencies_us;
-  // The warm-up's results go now, so that the timed runs' first results
-  // take their buffers rather than new ones.
+  // Each caller's fetches land in buffers of its own, made before the timed
+  // runs, as ONNX Runtime's preallocated outputs are (Note [Fetch
+  // buffers]); the first caller's are the warm-up's.
+  std::vector<std::vector<Tensor>> fetch_buffers(bench.concurrency);
+  for (int c = 1; c < bench.concurrency; ++c) {
+    for (const Tensor& t : outputs) {
+      fetch_buffers[c].emplace_back(t.dtype(), t.shape());
+    }
+  }
+  fetch_buffers[0] = std::move(outputs);
   outputs.clear();
   const AllocatorStats before_timed = cpu_allocator()->GetStats();
-  s = TimedRuns(session, timed, feed_tensors, bench, &progress, &latencies_us,
-                &result.total_s);
+  s = TimedRuns(session, timed, feed_tensors, &fetch_buffers, bench, &progress,
+                &latencies_us, &result.total_s);
   const AllocatorStats after_timed = cpu_allocator()->GetStats();
   result.timed_allocs = after_timed.num_allocs - before_timed.num_allocs;
   result.timed_system_allocs =
       after_timed.num_system_allocs - before_timed.num_system_allocs;
+  if (Status got = session->GetCallableMemoryPlan(timed, &result.plan);
+      !got.ok()) {
+    result.plan.reason = std::string(got.message());
+  }
   progress.Done();
   if (!s.ok()) return fail(s, kExitFailure);
   result.concurrency = bench.concurrency;

@@ -492,6 +492,16 @@ bool OpKernelContext::forward_input_to_output_with_shape(
     int input_index, int output_index, const TensorShape& output_shape,
     Tensor** output) {
   if (!CheckOutputIndex(output_index).ok()) return false;
+  // A buffer handed back for this output is where the caller wants it
+  // (Note [Fetch buffers] in runtime/executor.h): allocate_output takes it.
+  if (params_->recycled_outputs != nullptr) {
+    const Tensor& recycled = params_->recycled_outputs[output_index];
+    if (recycled.IsInitialized() && recycled.RefCountIsOne() &&
+        recycled.NumElements() == output_shape.num_elements() &&
+        recycled.dtype() == expected_output_dtype(output_index)) {
+      return false;
+    }
+  }
   if (!CanForward(input_index, expected_output_dtype(output_index),
                   output_memory_type(output_index), output_shape)) {
     return false;

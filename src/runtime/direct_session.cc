@@ -4,6 +4,8 @@
 // optimised and placed copy of that graph.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 
@@ -30,9 +32,15 @@
 namespace minflow {
 namespace {
 
+bool MemoryPlanningOn() {
+  const char* value = std::getenv("MINFLOW_MEMORY_PLAN");
+  return value == nullptr || std::string(value) != "0";
+}
+
 class DirectSession final : public Session {
  public:
-  explicit DirectSession(const SessionOptions& options) : options_(options) {}
+  explicit DirectSession(const SessionOptions& options)
+      : options_(options), plan_memory_(MemoryPlanningOn()) {}
   ~DirectSession() override = default;
 
   Status Create(const GraphDef& graph) override;
@@ -51,7 +59,13 @@ class DirectSession final : public Session {
                      const std::vector<Tensor>& feed_tensors,
                      std::vector<Tensor>* fetch_tensors,
                      RunMetadata* run_metadata) override;
+  Status RunCallableInto(CallableHandle handle,
+                         const std::vector<Tensor>& feed_tensors,
+                         std::vector<Tensor>* fetch_buffers,
+                         RunMetadata* run_metadata) override;
   Status ReleaseCallable(CallableHandle handle) override;
+  Status GetCallableMemoryPlan(CallableHandle handle,
+                               MemoryPlanStats* stats) override;
   Status ListDevices(std::vector<DeviceInfo>* devices) override;
   Status Close() override;
 
@@ -94,19 +108,28 @@ class DirectSession final : public Session {
   Status RunExecutor(const CallSignature& sig, const RunOptions& run_options,
                      CallFrame* frame, StepStats* stats);
   // Checks the feeds and runs the signature's executor: what Run and
-  // RunCallable share.
+  // RunCallable share. `fetch_buffers`, when given, go to the executor as
+  // CallFrame::retval_buffers and come back with those it did not use.
   Status RunSignature(const CallSignature& sig, const RunOptions& run_options,
                       const std::vector<std::string>& feed_names,
                       const std::vector<Tensor>& feed_tensors,
-                      std::vector<Tensor>* outputs, RunMetadata* run_metadata);
+                      std::vector<Tensor>* outputs, RunMetadata* run_metadata,
+                      std::vector<Tensor>* fetch_buffers = nullptr);
 
   struct Callable {
     const CallSignature* signature;
     std::vector<std::string> feed_names;
+    std::vector<std::string> fetch_names;
     RunOptions run_options;
   };
+  // The callable, and (when `feed_tensors` is given) a check of their
+  // count.
+  StatusOr<std::shared_ptr<const Callable>> FindCallable(
+      CallableHandle handle, const std::vector<Tensor>* feed_tensors);
 
   const SessionOptions options_;
+  // Note [Memory plan]; MINFLOW_MEMORY_PLAN=0 turns it off.
+  const bool plan_memory_;
   std::vector<std::unique_ptr<Device>> devices_;
   // The devices whose kernels run asynchronously, synced after each step.
   std::vector<Device*> accelerator_devices_;
@@ -243,6 +266,7 @@ Status DirectSession::GetOrCreateSignature(
   ExecutorOptions exec_options;
   exec_options.devices = device_ptrs_;
   exec_options.inter_op_pool = inter_op_pool_.get();
+  exec_options.plan_memory = plan_memory_;
   exec_options.create_kernel =
       [this](const Node& node, Device* device, int graph_def_version,
              absl::Span<const PartialTensorShape> input_shapes,
@@ -354,8 +378,11 @@ Status DirectSession::RunSignature(const CallSignature& sig,
                                    const std::vector<std::string>& feed_names,
                                    const std::vector<Tensor>& feed_tensors,
                                    std::vector<Tensor>* outputs,
-                                   RunMetadata* run_metadata) {
+                                   RunMetadata* run_metadata,
+                                   std::vector<Tensor>* fetch_buffers) {
   CallFrame frame;
+  if (fetch_buffers != nullptr)
+    frame.retval_buffers = std::move(*fetch_buffers);
   frame.args.reserve(feed_tensors.size());
   for (size_t i = 0; i < feed_tensors.size(); ++i) {
     if (i < sig.feed_nodes.size()) {
@@ -384,6 +411,8 @@ Status DirectSession::RunSignature(const CallSignature& sig,
         RunExecutor(sig, run_options, &frame, trace ? &stats : nullptr));
     if (outputs != nullptr) *outputs = std::move(frame.retvals);
   }
+  if (fetch_buffers != nullptr)
+    *fetch_buffers = std::move(frame.retval_buffers);
   if (trace) *run_metadata->mutable_step_stats() = std::move(stats);
   if (run_metadata != nullptr) {
     run_metadata->mutable_graph_passes()->Assign(sig.passes.begin(),
@@ -488,6 +517,8 @@ Status DirectSession::MakeCallable(const CallableOptions& callable_options,
   auto callable = std::make_shared<Callable>();
   callable->feed_names.assign(callable_options.feed().begin(),
                               callable_options.feed().end());
+  callable->fetch_names.assign(callable_options.fetch().begin(),
+                               callable_options.fetch().end());
   const std::vector<std::string> fetches(callable_options.fetch().begin(),
                                          callable_options.fetch().end());
   const std::vector<std::string> targets(callable_options.target().begin(),
@@ -501,10 +532,9 @@ Status DirectSession::MakeCallable(const CallableOptions& callable_options,
   return OkStatus();
 }
 
-Status DirectSession::RunCallable(CallableHandle handle,
-                                  const std::vector<Tensor>& feed_tensors,
-                                  std::vector<Tensor>* fetch_tensors,
-                                  RunMetadata* run_metadata) {
+StatusOr<std::shared_ptr<const DirectSession::Callable>>
+DirectSession::FindCallable(CallableHandle handle,
+                            const std::vector<Tensor>* feed_tensors) {
   MF_RETURN_IF_ERROR(CheckRunnable());
   std::shared_ptr<const Callable> callable;
   {
@@ -515,15 +545,87 @@ Status DirectSession::RunCallable(CallableHandle handle,
     }
     callable = it->second;
   }
-  if (feed_tensors.size() != callable->feed_names.size()) {
+  if (feed_tensors != nullptr &&
+      feed_tensors->size() != callable->feed_names.size()) {
     return errors::InvalidArgument(
         "Callable expects ", callable->feed_names.size(), " feed tensors (",
         absl::StrJoin(callable->feed_names, ", "), "), but got ",
-        feed_tensors.size());
+        feed_tensors->size());
   }
+  return callable;
+}
+
+Status DirectSession::RunCallable(CallableHandle handle,
+                                  const std::vector<Tensor>& feed_tensors,
+                                  std::vector<Tensor>* fetch_tensors,
+                                  RunMetadata* run_metadata) {
+  MF_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
+                      FindCallable(handle, &feed_tensors));
   return RunSignature(*callable->signature, callable->run_options,
                       callable->feed_names, feed_tensors, fetch_tensors,
                       run_metadata);
+}
+
+// See Note [Fetch buffers] in runtime/executor.h: the executor hands back
+// the buffers no kernel wrote into, and the fetches are copied into those.
+Status DirectSession::RunCallableInto(CallableHandle handle,
+                                      const std::vector<Tensor>& feed_tensors,
+                                      std::vector<Tensor>* fetch_buffers,
+                                      RunMetadata* run_metadata) {
+  MF_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
+                      FindCallable(handle, &feed_tensors));
+  if (fetch_buffers == nullptr ||
+      fetch_buffers->size() != callable->fetch_names.size()) {
+    return errors::InvalidArgument(
+        "RunCallableInto needs one buffer per fetch (",
+        callable->fetch_names.size(), "), but got ",
+        fetch_buffers == nullptr ? 0 : fetch_buffers->size());
+  }
+  std::vector<Tensor> buffers = std::move(*fetch_buffers);
+  std::vector<Tensor> fetched;
+  MF_RETURN_IF_ERROR(RunSignature(*callable->signature, callable->run_options,
+                                  callable->feed_names, feed_tensors, &fetched,
+                                  run_metadata, &buffers));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    Tensor& buffer = buffers[i];
+    if (buffer.data() == nullptr) continue;  // written in place, or none
+    const Tensor& value = fetched[i];
+    if (buffer.dtype() != value.dtype() ||
+        buffer.NumElements() != value.NumElements()) {
+      return errors::InvalidArgument(
+          "The buffer for fetch '", callable->fetch_names[i], "' must be ",
+          DataTypeString(value.dtype()), " with ", value.NumElements(),
+          " elements to hold ", value.shape().DebugString(), ", but got ",
+          DataTypeString(buffer.dtype()), " ", buffer.shape().DebugString());
+    }
+    if (DataTypeCanUseMemcpy(value.dtype())) {
+      if (value.TotalBytes() > 0 && !buffer.SharesBufferWith(value)) {
+        std::memcpy(buffer.data(), value.data(), value.TotalBytes());
+      }
+    } else {
+      // Strings and other objects: element by element, through a flat
+      // copy of the same dtype.
+      Tensor copy = value.DeepCopy();
+      buffer = std::move(copy);
+    }
+    Tensor reshaped;
+    const bool same_count = reshaped.CopyFrom(buffer, value.shape());
+    MF_CHECK(same_count);  // compared above
+    fetched[i] = std::move(reshaped);
+  }
+  *fetch_buffers = std::move(fetched);
+  return OkStatus();
+}
+
+Status DirectSession::GetCallableMemoryPlan(CallableHandle handle,
+                                            MemoryPlanStats* stats) {
+  if (stats == nullptr) {
+    return errors::InvalidArgument("GetCallableMemoryPlan: stats is null");
+  }
+  MF_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
+                      FindCallable(handle, nullptr));
+  *stats = callable->signature->executor->memory_plan_stats();
+  return OkStatus();
 }
 
 Status DirectSession::ReleaseCallable(CallableHandle handle) {
@@ -556,6 +658,15 @@ Status Session::MakeCallable(const CallableOptions&, CallableHandle*) {
 Status Session::RunCallable(CallableHandle, const std::vector<Tensor>&,
                             std::vector<Tensor>*, RunMetadata*) {
   return errors::Unimplemented("This session does not support callables");
+}
+
+Status Session::RunCallableInto(CallableHandle, const std::vector<Tensor>&,
+                                std::vector<Tensor>*, RunMetadata*) {
+  return errors::Unimplemented("This session does not support callables");
+}
+
+Status Session::GetCallableMemoryPlan(CallableHandle, MemoryPlanStats*) {
+  return errors::Unimplemented("This session has no memory plans");
 }
 
 Status Session::ReleaseCallable(CallableHandle) {

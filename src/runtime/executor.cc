@@ -4,6 +4,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
@@ -23,6 +24,7 @@
 #include "minflow/graph/subgraph.h"
 #include "minflow/step_stats.pb.h"
 #include "minflow/tensor_description.pb.h"
+#include "src/runtime/memory_planner.h"
 
 namespace minflow {
 namespace {
@@ -73,6 +75,9 @@ struct NodeItem {
   bool is_next_iteration = false;
   bool is_control_trigger = false;
   std::string fetch_name;  // a _Retval's fetched tensor, for errors
+  // (output port, retval index) of each output fetched as it is: a caller's
+  // buffer for that fetch may become the output (Note [Fetch buffers]).
+  std::vector<std::pair<int, int>> fetched_ports;
 };
 
 // A static frame: what each of its dynamic instances starts from.
@@ -107,6 +112,9 @@ struct StepBuffers {
 };
 
 struct Executor::Impl {
+  ~Impl() {
+    if (planner != nullptr) planner->Unref();
+  }
   ExecutorOptions options;
   std::unique_ptr<Graph> graph;
   std::vector<NodeItem> items;
@@ -117,6 +125,11 @@ struct Executor::Impl {
   int num_slots = 0;
   int num_args = 0;
   int num_retvals = 0;
+  // Host memory planned from a recorded step (Note [Memory plan]): for the
+  // nodes on `planned_device`. Null when off or the graph has control flow.
+  MemoryPlanner* planner = nullptr;
+  const Device* planned_device = nullptr;
+  std::string no_plan_reason;
 
   static constexpr size_t kMaxCachedBuffers = 4;
   mutable absl::Mutex buffers_mu;
@@ -237,6 +250,7 @@ struct StepState {
   CancellationManager local_cancellation;
   CancellationManager* cancellation = nullptr;
   OpKernelContext::Runner runner;
+  MemoryPlanner::StepPlan plan;
   // The inter-op pool of this step: null when the executor has none or the
   // step runs on the caller's thread (Args::run_inline).
   thread::ThreadPool* pool = nullptr;
@@ -663,11 +677,48 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
       params.step_container = s->step_container.get();
       params.cancellation_manager = s->cancellation;
       params.runner = &s->runner;
+      // The node's host allocations follow the plan (Note [Memory plan]).
+      std::optional<MemoryPlanner::NodeScope> plan_scope;
+      if (s->plan.role != MemoryPlanner::Role::kNone &&
+          item.device == impl->planned_device) {
+        params.allocator = impl->planner;
+        plan_scope.emplace(impl->planner, s->plan, t.item);
+      }
+      // The caller's buffers for the outputs it fetches (Note [Fetch
+      // buffers]): each may become its output, else goes back.
+      std::vector<Tensor>* caller_buffers =
+          s->args.call_frame != nullptr ? &s->args.call_frame->retval_buffers
+                                        : nullptr;
+      absl::InlinedVector<Tensor, 4> fetch_buffers;
+      absl::InlinedVector<int, 4> buffer_retval;
+      if (!item.fetched_ports.empty() && caller_buffers != nullptr &&
+          !caller_buffers->empty() && !control_flow) {
+        fetch_buffers.resize(item.num_outputs);
+        buffer_retval.assign(item.num_outputs, -1);
+        for (const auto& [port, retval] : item.fetched_ports) {
+          if (static_cast<size_t>(retval) >= caller_buffers->size() ||
+              buffer_retval[port] >= 0) {
+            continue;
+          }
+          Tensor& buffer = (*caller_buffers)[retval];
+          if (buffer.data() == nullptr) continue;  // none for this fetch
+          fetch_buffers[port] = std::move(buffer);
+          buffer = Tensor();
+          buffer_retval[port] = retval;
+        }
+        params.recycled_outputs = fetch_buffers.data();
+      }
       OpKernelContext ctx(&params);
       const bool collect = s->args.step_stats != nullptr;
       const int64_t start = collect ? NowNanos() : 0;
       item.device->Compute(item.kernel.get(), &ctx);
       for (int i = 0; i < item.num_inputs; ++i) inputs[i] = empty_slot;
+      for (size_t port = 0; port < buffer_retval.size(); ++port) {
+        if (buffer_retval[port] >= 0 && fetch_buffers[port].data() != nullptr) {
+          (*caller_buffers)[buffer_retval[port]] =
+              std::move(fetch_buffers[port]);
+        }
+      }
       if (collect) RecordStats(s, item, start, NowNanos(), &ctx);
       if (!ctx.status().ok()) {
         s->RecordError(errors::AttachNodeContext(
@@ -794,6 +845,7 @@ Status Executor::Create(const ExecutorOptions& options,
     impl.frames[f].desc = flow.frames[f];
   }
   std::vector<int> item_of(graph->num_node_ids(), -1);
+  std::vector<std::pair<const Node*, int>> fetches;  // _Retval, index
   impl.items.resize(order.size());
   const std::string* last_device_name = nullptr;
   Device* last_device = nullptr;
@@ -858,6 +910,7 @@ Status Executor::Create(const ExecutorOptions& options,
             item.fetch_name = absl::StrCat(e->src->name(), ":", e->src_output);
           }
         }
+        fetches.emplace_back(n, item.index);
       }
       continue;
     }
@@ -919,6 +972,55 @@ Status Executor::Create(const ExecutorOptions& options,
     item.out_count = static_cast<int>(impl.out_edges.size()) - item.out_start;
   }
   impl.num_slots = impl.frames[0].num_slots;
+  // Host-memory outputs that are fetched as they are may be written into
+  // the caller's buffers (Note [Fetch buffers]).
+  for (const auto& [retval_node, index] : fetches) {
+    const Edge* e = nullptr;
+    for (const Edge* in : retval_node->in_edges()) {
+      if (!in->IsControlEdge()) e = in;
+    }
+    // An Identity hands its input's buffer on, so the node before it can
+    // write the fetch (a fetched Identity that the passes kept for its name).
+    while (e != nullptr && e->src->type_string() == "Identity" &&
+           !IsRefType(e->src->output_type(0))) {
+      const Edge* before = nullptr;
+      for (const Edge* in : e->src->in_edges()) {
+        if (!in->IsControlEdge()) before = in;
+      }
+      if (before == nullptr || impl.items[item_of[before->src->id()]].device !=
+                                   impl.items[item_of[e->src->id()]].device) {
+        break;
+      }
+      e = before;
+    }
+    if (e == nullptr) continue;
+    NodeItem& src = impl.items[item_of[e->src->id()]];
+    if (src.kind == ItemKind::kKernel &&
+        src.device->device_type() == DEVICE_CPU) {
+      src.fetched_ports.emplace_back(e->src_output, index);
+    }
+  }
+  // Note [Memory plan]: the host device's allocations, in graphs without
+  // control flow.
+  if (!options.plan_memory) {
+    impl.no_plan_reason = "memory planning is off";
+  } else if (impl.has_control_flow) {
+    impl.no_plan_reason = "the graph has control flow";
+  } else {
+    for (const NodeItem& item : impl.items) {
+      if (item.kind == ItemKind::kKernel &&
+          item.device->device_type() == DEVICE_CPU) {
+        impl.planned_device = item.device;
+        impl.planner =
+            new MemoryPlanner(item.device->GetAllocator(AllocatorAttributes()),
+                              static_cast<int>(impl.items.size()));
+        break;
+      }
+    }
+    if (impl.planner == nullptr) {
+      impl.no_plan_reason = "no kernel runs on the host";
+    }
+  }
   impl.graph = std::move(graph);
   *executor = std::move(exec);
   return OkStatus();
@@ -952,6 +1054,17 @@ Status Executor::Run(const Args& args) const {
           }
         }
       });
+  if (impl.planner != nullptr) s->plan = impl.planner->BeginStep();
+  // Once the step is over, a recording becomes the plan (what outlived the
+  // step left out), and a claimed arena goes back.
+  struct EndPlannedStep {
+    MemoryPlanner* planner;
+    MemoryPlanner::StepPlan plan;
+    bool succeeded = false;
+    ~EndPlannedStep() {
+      if (planner != nullptr) planner->EndStep(plan, succeeded);
+    }
+  } end_step{impl.planner, s->plan};
   ReadyList roots;
   if (impl.has_control_flow) {
     // The root frame: one iteration, never ended before the step is.
@@ -1042,7 +1155,17 @@ Status Executor::Run(const Args& args) const {
   // so they need no lock (and take none while holding the step's).
   impl.ReturnBuffers(std::move(s->buffers));
   if (frame != nullptr) frame->retvals = std::move(retvals);
+  end_step.succeeded = true;
   return OkStatus();
+}
+
+MemoryPlanStats Executor::memory_plan_stats() const {
+  if (impl_->planner == nullptr) {
+    MemoryPlanStats stats;
+    stats.reason = impl_->no_plan_reason;
+    return stats;
+  }
+  return impl_->planner->Stats();
 }
 
 }  // namespace minflow

@@ -13,6 +13,7 @@
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
 #include "minflow/core/tensor_shape.h"
+#include "minflow/runtime/memory_plan.h"
 
 namespace minflow {
 
@@ -31,6 +32,18 @@ class ThreadPool;
 struct CallFrame {
   std::vector<Tensor> args;
   std::vector<Tensor> retvals;
+  // Optional, by retval: buffers the caller wants the fetches in.
+  //
+  // Note [Fetch buffers]
+  // ~~~~~~~~~~~~~~~~~~~~
+  // When the host kernel producing fetch j allocates that output and
+  // retval_buffers[j] holds a tensor of its dtype and element count that
+  // nothing else shares, the output is written over that buffer (Note
+  // [Recycled outputs] in op_kernel.cc; the kernel then does not forward an
+  // input there instead), and the entry is left empty. Otherwise the entry
+  // is left as it was, and Session::RunCallableInto copies the fetch in.
+  // Either way no new output buffer is needed.
+  std::vector<Tensor> retval_buffers;
 };
 
 // Makes the kernel of `node` for `device`. `input_shapes` are what shape
@@ -55,6 +68,10 @@ struct ExecutorOptions {
   // Null means CreateKernelForNode. A session passes one that shares
   // kernels between its signatures (a kernel is immutable once made).
   CreateKernelFn create_kernel;
+  // Lay out the host device's allocations from the first complete step
+  // and serve later steps from that arena (Note [Memory plan] in
+  // src/runtime/memory_planner.h).
+  bool plan_memory = false;
 };
 
 // Thread-safe after Create: Run may be called concurrently.
@@ -93,6 +110,8 @@ class Executor {
 
   const Graph& graph() const;
   int num_nodes() const;
+  // The memory plan so far (or why there is none).
+  MemoryPlanStats memory_plan_stats() const;
 
   // Opaque: defined in executor.cc.
   struct Impl;

@@ -10,6 +10,7 @@
 #include "minflow/config.pb.h"
 #include "minflow/core/status.h"
 #include "minflow/core/tensor.h"
+#include "minflow/runtime/memory_plan.h"
 
 namespace minflow {
 
@@ -78,7 +79,28 @@ class Session {
                              const std::vector<Tensor>& feed_tensors,
                              std::vector<Tensor>* fetch_tensors,
                              RunMetadata* run_metadata);
+  // RunCallable writing the fetches into the caller's buffers, as ONNX
+  // Runtime's IoBinding with bound outputs: on entry (*fetch_buffers)[i]
+  // holds a tensor of fetch i's dtype and element count; on return it
+  // holds fetch i (reshaped to its shape) in that same storage. Where the
+  // buffer is shared with no other tensor, the host kernel producing the
+  // fetch writes it there directly; otherwise it is copied in (Note [Fetch
+  // buffers] in runtime/executor.h; a string fetch's buffer is replaced,
+  // its elements being objects). A buffer of another dtype or element
+  // count is an InvalidArgument error naming the fetch; after any error the
+  // buffers' contents are unspecified. With a memory plan (Note [Memory
+  // plan]) a static graph's run then makes no host allocator calls.
+  virtual Status RunCallableInto(CallableHandle handle,
+                                 const std::vector<Tensor>& feed_tensors,
+                                 std::vector<Tensor>* fetch_buffers,
+                                 RunMetadata* run_metadata);
   virtual Status ReleaseCallable(CallableHandle handle);
+  // The memory plan of the callable's signature (Note [Memory plan] in
+  // src/runtime/memory_planner.h): made from its first complete run and
+  // used by every run after it. MINFLOW_MEMORY_PLAN=0 in the environment
+  // turns planning off for sessions created after it is set.
+  virtual Status GetCallableMemoryPlan(CallableHandle handle,
+                                       MemoryPlanStats* stats);
 
   virtual Status ListDevices(std::vector<DeviceInfo>* devices) = 0;
   virtual Status Close() = 0;

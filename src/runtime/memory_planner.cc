@@ -1,0 +1,334 @@
+// See Note [Memory plan] in memory_planner.h.
+#include "src/runtime/memory_planner.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace minflow {
+namespace {
+
+// The scope of the node running on this thread, if any.
+thread_local MemoryPlanner::NodeScope* current_scope = nullptr;
+
+// Recorded steps with more buffers than this are not planned: placing is
+// quadratic in the buffers alive at once.
+constexpr size_t kMaxPlannedBuffers = 16384;
+
+int64_t RoundUp(int64_t bytes) {
+  const int64_t a = static_cast<int64_t>(kAllocatorAlignment);
+  return (bytes + a - 1) / a * a;
+}
+
+}  // namespace
+
+MemoryPlanner::NodeScope::NodeScope(MemoryPlanner* planner,
+                                    const StepPlan& step, int item)
+    : planner_(planner),
+      arena_(step.arena),
+      item_(item),
+      saved_(current_scope) {
+  current_scope = this;
+}
+
+MemoryPlanner::NodeScope::~NodeScope() { current_scope = saved_; }
+
+MemoryPlanner::MemoryPlanner(Allocator* base, int num_items)
+    : base_(base), num_items_(num_items) {}
+
+MemoryPlanner::~MemoryPlanner() {
+  for (std::atomic<char*>& memory : arena_memory_) {
+    if (char* base = memory.load(std::memory_order_acquire)) {
+      base_->DeallocateRaw(base, static_cast<size_t>(arena_bytes_));
+    }
+  }
+}
+
+void MemoryPlanner::Unref() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+MemoryPlanner::StepPlan MemoryPlanner::BeginStep() {
+  State state = state_.load(std::memory_order_acquire);
+  if (state == State::kPlanned) return {Role::kPlanned, ClaimArena()};
+  // The first step does the kernels' lazy set-up, and its caller may not
+  // have its fetch buffers yet: the second is the one to record.
+  if (steps_begun_.fetch_add(1, std::memory_order_relaxed) == 0) return {};
+  if (state == State::kUnplanned &&
+      state_.compare_exchange_strong(state, State::kRecording,
+                                     std::memory_order_acq_rel)) {
+    absl::MutexLock lock(&mu_);
+    records_.clear();
+    recording_.clear();
+    clock_ = 0;
+    return {Role::kRecord, -1};
+  }
+  return {};
+}
+
+void MemoryPlanner::EndStep(const StepPlan& step, bool step_succeeded) {
+  if (step.role == Role::kNone) return;
+  absl::MutexLock lock(&mu_);
+  if (step.role == Role::kPlanned) {
+    if (step.arena >= 0) arenas_[step.arena].claimed = false;
+    return;
+  }
+  if (!step_succeeded) {
+    records_.clear();
+    recording_.clear();
+    state_.store(State::kUnplanned, std::memory_order_release);
+    return;
+  }
+  BuildPlan();
+}
+
+int MemoryPlanner::ClaimArena() {
+  if (arena_bytes_ == 0) return -1;
+  absl::MutexLock lock(&mu_);
+  for (int i = 0; i < kMaxArenas; ++i) {
+    if (arenas_[i].claimed) continue;
+    if (arena_memory_[i].load(std::memory_order_relaxed) == nullptr) {
+      void* memory = base_->AllocateRaw(kAllocatorAlignment,
+                                        static_cast<size_t>(arena_bytes_));
+      if (memory == nullptr) return -1;
+      arena_memory_[i].store(static_cast<char*>(memory),
+                             std::memory_order_release);
+    }
+    arenas_[i].claimed = true;
+    return i;
+  }
+  return -1;
+}
+
+int MemoryPlanner::ArenaOf(const char* p) const {
+  for (int i = 0; i < kMaxArenas; ++i) {
+    const char* base = arena_memory_[i].load(std::memory_order_acquire);
+    if (base == nullptr) return -1;  // arenas are made in order
+    if (p >= base && p < base + arena_bytes_) return i;
+  }
+  return -1;
+}
+
+void MemoryPlanner::BuildPlan() {
+  std::vector<Record> kept;
+  for (const Record& r : records_) {
+    if (r.lifetime.end >= 0) kept.push_back(r);
+  }
+  unplanned_buffers_ = static_cast<int64_t>(records_.size() - kept.size());
+  records_.clear();
+  recording_.clear();
+  auto off = [&](std::string why) {
+    reason_ = std::move(why);
+    state_.store(State::kOff, std::memory_order_release);
+  };
+  if (kept.size() > kMaxPlannedBuffers) {
+    return off(absl::StrCat("the step allocated ", kept.size(),
+                            " buffers, more than the ", kMaxPlannedBuffers,
+                            " a plan takes"));
+  }
+  std::sort(kept.begin(), kept.end(), [](const Record& a, const Record& b) {
+    return a.item != b.item ? a.item < b.item : a.seq < b.seq;
+  });
+  std::vector<Lifetime> lifetimes;
+  lifetimes.reserve(kept.size());
+  for (const Record& r : kept) lifetimes.push_back(r.lifetime);
+  std::vector<int64_t> offsets;
+  arena_bytes_ = PlaceBuffers(lifetimes, &offsets);
+  liveness_bound_ = LivenessBound(lifetimes);
+  // The first arena now, so that the next step already runs without
+  // allocator calls; more are made when steps overlap.
+  if (arena_bytes_ > 0) {
+    void* memory = base_->AllocateRaw(kAllocatorAlignment,
+                                      static_cast<size_t>(arena_bytes_));
+    if (memory == nullptr) {
+      return off(absl::StrCat("its arena of ", arena_bytes_,
+                              " bytes could not be allocated"));
+    }
+    arena_memory_[0].store(static_cast<char*>(memory),
+                           std::memory_order_release);
+  }
+  first_place_.assign(static_cast<size_t>(num_items_) + 1, 0);
+  places_.reserve(kept.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    places_.push_back(
+        {kept[i].seq, RoundUp(kept[i].lifetime.bytes), offsets[i]});
+    ++first_place_[static_cast<size_t>(kept[i].item) + 1];
+  }
+  std::partial_sum(first_place_.begin(), first_place_.end(),
+                   first_place_.begin());
+  state_.store(State::kPlanned, std::memory_order_release);
+}
+
+const MemoryPlanner::Place* MemoryPlanner::FindPlace(int item, int seq) const {
+  if (item < 0 || item >= num_items_) return nullptr;
+  const int end = first_place_[static_cast<size_t>(item) + 1];
+  for (int i = first_place_[static_cast<size_t>(item)]; i < end; ++i) {
+    if (places_[static_cast<size_t>(i)].seq == seq) return &places_[i];
+  }
+  return nullptr;
+}
+
+void* MemoryPlanner::AllocatePlanned(const NodeScope& scope, size_t num_bytes) {
+  const Place* place = FindPlace(scope.item_, scope.next_ - 1);
+  if (place == nullptr) {
+    unplanned_allocations_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  if (RoundUp(static_cast<int64_t>(num_bytes)) > place->bytes) {
+    misses_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  if (scope.arena_ < 0) {  // every arena claimed by other steps
+    misses_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    absl::btree_map<int64_t, int64_t>& occupied =
+        arenas_[scope.arena_].occupied;
+    // Occupied ranges never overlap, so only the last one starting before
+    // this place's end can reach into it.
+    auto it = occupied.lower_bound(place->offset + place->bytes);
+    if (it != occupied.begin() && std::prev(it)->second > place->offset) {
+      misses_.fetch_add(1, std::memory_order_relaxed);
+      return nullptr;
+    }
+    occupied.emplace(place->offset, place->offset + place->bytes);
+  }
+  hits_.fetch_add(1, std::memory_order_relaxed);
+  return arena_memory_[scope.arena_].load(std::memory_order_relaxed) +
+         place->offset;
+}
+
+void* MemoryPlanner::AllocateRaw(size_t alignment, size_t num_bytes) {
+  NodeScope* scope = current_scope;
+  const bool from_node = scope != nullptr && scope->planner_ == this &&
+                         num_bytes > 0 && alignment <= kAllocatorAlignment;
+  if (from_node) {
+    ++scope->next_;
+    const State state = state_.load(std::memory_order_acquire);
+    if (state == State::kPlanned) {
+      if (void* ptr = AllocatePlanned(*scope, num_bytes)) {
+        refs_.fetch_add(1, std::memory_order_relaxed);
+        return ptr;
+      }
+    } else if (state == State::kRecording) {
+      void* ptr = base_->AllocateRaw(alignment, num_bytes);
+      if (ptr == nullptr) return nullptr;
+      refs_.fetch_add(1, std::memory_order_relaxed);
+      absl::MutexLock lock(&mu_);
+      recording_[ptr] = static_cast<int>(records_.size());
+      records_.push_back({scope->item_,
+                          scope->next_ - 1,
+                          {static_cast<int64_t>(num_bytes), clock_++, -1}});
+      return ptr;
+    }
+  }
+  void* ptr = base_->AllocateRaw(alignment, num_bytes);
+  if (ptr != nullptr) refs_.fetch_add(1, std::memory_order_relaxed);
+  return ptr;
+}
+
+void MemoryPlanner::DeallocateRaw(void* ptr, size_t num_bytes) {
+  const State state = state_.load(std::memory_order_acquire);
+  const char* p = static_cast<const char*>(ptr);
+  const int arena = state == State::kPlanned ? ArenaOf(p) : -1;
+  if (arena >= 0) {
+    absl::MutexLock lock(&mu_);
+    arenas_[arena].occupied.erase(
+        p - arena_memory_[arena].load(std::memory_order_relaxed));
+  } else {
+    if (state == State::kRecording) {
+      absl::MutexLock lock(&mu_);
+      auto it = recording_.find(ptr);
+      if (it != recording_.end()) {
+        records_[static_cast<size_t>(it->second)].lifetime.end = clock_++;
+        recording_.erase(it);
+      }
+    }
+    base_->DeallocateRaw(ptr, num_bytes);
+  }
+  Unref();
+}
+
+MemoryPlanStats MemoryPlanner::Stats() const {
+  MemoryPlanStats stats;
+  const State state = state_.load(std::memory_order_acquire);
+  {
+    absl::MutexLock lock(&mu_);
+    stats.reason = reason_;
+  }
+  if (state == State::kPlanned) {
+    stats.planned = true;
+    stats.arena_bytes = arena_bytes_;
+    stats.liveness_bound_bytes = liveness_bound_;
+    stats.planned_buffers = static_cast<int64_t>(places_.size());
+    stats.unplanned_buffers = unplanned_buffers_;
+  } else if (state != State::kOff) {
+    stats.reason = "it is made from the second step, not run yet";
+  }
+  stats.arena_hits = hits_.load(std::memory_order_relaxed);
+  stats.arena_misses = misses_.load(std::memory_order_relaxed);
+  stats.unplanned_allocations =
+      unplanned_allocations_.load(std::memory_order_relaxed);
+  return stats;
+}
+
+int64_t MemoryPlanner::PlaceBuffers(const std::vector<Lifetime>& buffers,
+                                    std::vector<int64_t>* offsets) {
+  const size_t n = buffers.size();
+  offsets->assign(n, 0);
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return buffers[a].bytes > buffers[b].bytes;
+  });
+  std::vector<size_t> placed;
+  placed.reserve(n);
+  std::vector<std::pair<int64_t, int64_t>> busy;
+  int64_t arena = 0;
+  for (size_t i : order) {
+    const Lifetime& b = buffers[i];
+    const int64_t size = RoundUp(b.bytes);
+    busy.clear();
+    for (size_t p : placed) {
+      const Lifetime& q = buffers[p];
+      if (q.start < b.end && b.start < q.end) {
+        busy.emplace_back((*offsets)[p], (*offsets)[p] + RoundUp(q.bytes));
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    // The lowest gap that fits, among the ranges of buffers alive with it.
+    int64_t offset = 0;
+    for (const auto& [lo, hi] : busy) {
+      if (lo >= offset + size) break;
+      offset = std::max(offset, hi);
+    }
+    (*offsets)[i] = offset;
+    arena = std::max(arena, offset + size);
+    placed.push_back(i);
+  }
+  return arena;
+}
+
+int64_t MemoryPlanner::LivenessBound(const std::vector<Lifetime>& buffers) {
+  std::vector<std::pair<int64_t, int64_t>> events;  // (time, +-bytes)
+  events.reserve(buffers.size() * 2);
+  for (const Lifetime& b : buffers) {
+    events.emplace_back(b.start, RoundUp(b.bytes));
+    events.emplace_back(b.end, -RoundUp(b.bytes));
+  }
+  // At one time a buffer's end comes before another's start.
+  std::sort(events.begin(), events.end());
+  int64_t alive = 0;
+  int64_t bound = 0;
+  for (const auto& [time, delta] : events) {
+    alive += delta;
+    bound = std::max(bound, alive);
+  }
+  return bound;
+}
+
+}  // namespace minflow
