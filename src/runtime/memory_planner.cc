@@ -10,9 +10,6 @@
 namespace minflow {
 namespace {
 
-// The scope of the node running on this thread, if any.
-thread_local MemoryPlanner::NodeScope* current_scope = nullptr;
-
 // Recorded steps with more buffers than this are not planned: placing is
 // quadratic in the buffers alive at once.
 constexpr size_t kMaxPlannedBuffers = 16384;
@@ -26,14 +23,7 @@ int64_t RoundUp(int64_t bytes) {
 
 MemoryPlanner::NodeScope::NodeScope(MemoryPlanner* planner,
                                     const StepPlan& step, int item)
-    : planner_(planner),
-      arena_(step.arena),
-      item_(item),
-      saved_(current_scope) {
-  current_scope = this;
-}
-
-MemoryPlanner::NodeScope::~NodeScope() { current_scope = saved_; }
+    : AllocationScope(planner), arena_(step.arena), item_(item) {}
 
 MemoryPlanner::MemoryPlanner(Allocator* base, int num_items)
     : base_(base), num_items_(num_items) {}
@@ -161,56 +151,61 @@ void MemoryPlanner::BuildPlan() {
   state_.store(State::kPlanned, std::memory_order_release);
 }
 
-const MemoryPlanner::Place* MemoryPlanner::FindPlace(int item, int seq) const {
-  if (item < 0 || item >= num_items_) return nullptr;
-  const int end = first_place_[static_cast<size_t>(item) + 1];
-  for (int i = first_place_[static_cast<size_t>(item)]; i < end; ++i) {
-    if (places_[static_cast<size_t>(i)].seq == seq) return &places_[i];
-  }
-  return nullptr;
+bool MemoryPlanner::TakeRange(int arena, int64_t offset, int64_t bytes) {
+  absl::btree_map<int64_t, int64_t>& occupied = arenas_[arena].occupied;
+  // Occupied ranges never overlap, so only the last one starting before
+  // this range's end can reach into it.
+  auto it = occupied.lower_bound(offset + bytes);
+  if (it != occupied.begin() && std::prev(it)->second > offset) return false;
+  occupied.emplace(offset, offset + bytes);
+  return true;
 }
 
-void* MemoryPlanner::AllocatePlanned(const NodeScope& scope, size_t num_bytes) {
-  const Place* place = FindPlace(scope.item_, scope.next_ - 1);
-  if (place == nullptr) {
+void* MemoryPlanner::AllocatePlanned(const NodeScope& scope, int seq,
+                                     size_t num_bytes) {
+  const int item = scope.item_;
+  if (item < 0 || item >= num_items_ ||
+      first_place_[item] == first_place_[item + 1]) {
     unplanned_allocations_.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  if (RoundUp(static_cast<int64_t>(num_bytes)) > place->bytes) {
-    misses_.fetch_add(1, std::memory_order_relaxed);
-    return nullptr;
-  }
-  if (scope.arena_ < 0) {  // every arena claimed by other steps
-    misses_.fetch_add(1, std::memory_order_relaxed);
-    return nullptr;
-  }
-  {
+  const int64_t bytes = RoundUp(static_cast<int64_t>(num_bytes));
+  const int arena = scope.arena_;
+  if (arena >= 0) {  // else every arena is claimed by other steps
     absl::MutexLock lock(&mu_);
-    absl::btree_map<int64_t, int64_t>& occupied =
-        arenas_[scope.arena_].occupied;
-    // Occupied ranges never overlap, so only the last one starting before
-    // this place's end can reach into it.
-    auto it = occupied.lower_bound(place->offset + place->bytes);
-    if (it != occupied.begin() && std::prev(it)->second > place->offset) {
-      misses_.fetch_add(1, std::memory_order_relaxed);
-      return nullptr;
+    // The place recorded for this request first, then any other of the
+    // node's places that fits (its requests may arrive in another order).
+    const Place* chosen = nullptr;
+    for (int pass = 0; pass < 2 && chosen == nullptr; ++pass) {
+      for (int i = first_place_[item]; i < first_place_[item + 1]; ++i) {
+        const Place& place = places_[static_cast<size_t>(i)];
+        if ((place.seq == seq) == (pass == 0) && place.bytes >= bytes &&
+            TakeRange(arena, place.offset, place.bytes)) {
+          chosen = &place;
+          break;
+        }
+      }
     }
-    occupied.emplace(place->offset, place->offset + place->bytes);
+    if (chosen != nullptr) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return arena_memory_[arena].load(std::memory_order_relaxed) +
+             chosen->offset;
+    }
   }
-  hits_.fetch_add(1, std::memory_order_relaxed);
-  return arena_memory_[scope.arena_].load(std::memory_order_relaxed) +
-         place->offset;
+  misses_.fetch_add(1, std::memory_order_relaxed);
+  return nullptr;
 }
 
 void* MemoryPlanner::AllocateRaw(size_t alignment, size_t num_bytes) {
-  NodeScope* scope = current_scope;
-  const bool from_node = scope != nullptr && scope->planner_ == this &&
+  AllocationScope* current = AllocationScope::Current();
+  const bool from_node = current != nullptr && current->owner() == this &&
                          num_bytes > 0 && alignment <= kAllocatorAlignment;
   if (from_node) {
-    ++scope->next_;
+    NodeScope* scope = static_cast<NodeScope*>(current);
+    const int seq = scope->next_.fetch_add(1, std::memory_order_relaxed);
     const State state = state_.load(std::memory_order_acquire);
     if (state == State::kPlanned) {
-      if (void* ptr = AllocatePlanned(*scope, num_bytes)) {
+      if (void* ptr = AllocatePlanned(*scope, seq, num_bytes)) {
         refs_.fetch_add(1, std::memory_order_relaxed);
         return ptr;
       }
@@ -220,9 +215,8 @@ void* MemoryPlanner::AllocateRaw(size_t alignment, size_t num_bytes) {
       refs_.fetch_add(1, std::memory_order_relaxed);
       absl::MutexLock lock(&mu_);
       recording_[ptr] = static_cast<int>(records_.size());
-      records_.push_back({scope->item_,
-                          scope->next_ - 1,
-                          {static_cast<int64_t>(num_bytes), clock_++, -1}});
+      records_.push_back(
+          {scope->item_, seq, {static_cast<int64_t>(num_bytes), clock_++, -1}});
       return ptr;
     }
   }

@@ -9,6 +9,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "minflow/core/allocation_scope.h"
 #include "minflow/core/allocator.h"
 #include "minflow/runtime/memory_plan.h"
 
@@ -37,9 +38,11 @@ namespace minflow {
 // kernel kept, a fetch the caller still holds, a concurrent step), that is
 // larger than planned, or that the plan does not know goes to the
 // allocator instead. Correctness never depends on the plan; only speed
-// does. Allocations from other threads (a kernel's shards) are not
-// planned. Graphs with control flow are not planned: one node runs many
-// times per step.
+// does. A node's allocations count in the order they arrive, which may
+// vary where its Shard blocks allocate (Note [Allocation scopes]): a
+// request whose own place does not fit takes another free place of the
+// same node that does. Graphs with control flow are not planned: one node
+// runs many times per step.
 //
 // Every buffer handed out holds a reference on the planner, so the arena
 // outlives the executor while a tensor from it is alive.
@@ -69,22 +72,19 @@ class MemoryPlanner final : public Allocator {
   // goes back for the next step.
   void EndStep(const StepPlan& step, bool step_succeeded);
 
-  // While alive, allocations on this thread are node `item`'s, of the step
-  // planned as `step`.
-  class NodeScope {
+  // While alive, allocations on this thread (and in the blocks it hands to
+  // Shard, Note [Allocation scopes]) are node `item`'s, of the step planned
+  // as `step`.
+  class NodeScope final : public AllocationScope {
    public:
     NodeScope(MemoryPlanner* planner, const StepPlan& step, int item);
-    ~NodeScope();
-    NodeScope(const NodeScope&) = delete;
-    NodeScope& operator=(const NodeScope&) = delete;
 
    private:
     friend class MemoryPlanner;
-    const MemoryPlanner* planner_;
-    int arena_;
-    int item_;
-    int next_ = 0;
-    NodeScope* saved_;
+    const int arena_;
+    const int item_;
+    std::atomic<int> next_{0};
+    AllocationScope::Installed installed_{this};
   };
 
   MemoryPlanStats Stats() const;
@@ -134,8 +134,10 @@ class MemoryPlanner final : public Allocator {
     absl::btree_map<int64_t, int64_t> occupied;  // offset -> end
   };
 
-  const Place* FindPlace(int item, int seq) const;
-  void* AllocatePlanned(const NodeScope& scope, size_t num_bytes);
+  void* AllocatePlanned(const NodeScope& scope, int seq, size_t num_bytes);
+  // Takes [offset, offset + bytes) of `arena` if no buffer holds any of it.
+  bool TakeRange(int arena, int64_t offset, int64_t bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BuildPlan() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int ClaimArena();
   // The arena holding `p`, or -1.

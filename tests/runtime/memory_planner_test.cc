@@ -17,11 +17,13 @@
 #include "minflow/graph/graph_constructor.h"
 #include "minflow/runtime/session.h"
 #include "tests/testlib/status_matchers.h"
+#include "tests/testlib/text_proto.h"
 
 namespace minflow {
 namespace {
 
 using Lifetime = MemoryPlanner::Lifetime;
+using ::minflow::testing::ParseTextProtoOrDie;
 using ::minflow::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -290,6 +292,122 @@ TEST(MemoryPlannerTest, ConcurrentRunsEachGetTheirOwnResults) {
   for (std::thread& thread : threads) thread.join();
   EXPECT_THAT(wrong, ::testing::Each(0));
   EXPECT_GT(planned.Plan().arena_hits, 0);
+}
+
+// A convolution's im2col scratch is allocated in its Shard blocks, on the
+// pool's threads: those allocations are the node's too (Note [Allocation
+// scopes]), so they are planned.
+TEST(MemoryPlannerTest, ShardedScratchOfAConvolutionIsPlanned) {
+  const GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "w_shape"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_INT32
+            tensor_shape { dim { size: 4 } }
+            int_val: [ 3, 3, 8, 16 ]
+          }
+        }
+      }
+    }
+    node {
+      name: "w_value"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {}
+            float_val: 0.25
+          }
+        }
+      }
+    }
+    node {
+      name: "w"
+      op: "Fill"
+      input: [ "w_shape", "w_value" ]
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "conv"
+      op: "Conv2D"
+      input: [ "x", "w" ]
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "strides"
+        value { list { i: [ 1, 1, 1, 1 ] } }
+      }
+      attr {
+        key: "padding"
+        value { s: "SAME" }
+      }
+    }
+    node {
+      name: "y"
+      op: "Relu"
+      input: "conv"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb");
+  SessionOptions options;
+  options.config.set_intra_op_parallelism_threads(2);
+  options.config.set_inter_op_parallelism_threads(1);
+  auto created = Session::Create(graph, options);
+  MF_ASSERT_OK(created.status());
+  std::unique_ptr<Session> session = std::move(created).value();
+  CallableOptions callable;
+  callable.add_feed("x");
+  callable.add_fetch("y");
+  Session::CallableHandle handle = 0;
+  MF_ASSERT_OK(session->MakeCallable(callable, &handle));
+  Tensor x(DT_FLOAT, TensorShape({1, 32, 32, 8}));
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    x.flat<float>()(i) = static_cast<float>(i % 13) - 6.0f;
+  }
+  std::vector<Tensor> out;
+  MF_ASSERT_OK(session->RunCallable(handle, {x}, &out, nullptr));
+  const Tensor first = out[0];
+  for (int i = 0; i < 5; ++i) {
+    MF_ASSERT_OK(session->RunCallable(handle, {x}, &out, nullptr));
+    ExpectSameValues(out[0], first);
+  }
+  MemoryPlanStats stats;
+  MF_ASSERT_OK(session->GetCallableMemoryPlan(handle, &stats));
+  ASSERT_TRUE(stats.planned) << stats.reason;
+  // The two blocks' scratch buffers, at least.
+  EXPECT_GE(stats.planned_buffers, 2);
+  EXPECT_GT(stats.arena_hits, 0);
+  EXPECT_EQ(stats.unplanned_allocations, 0);
 }
 
 }  // namespace
