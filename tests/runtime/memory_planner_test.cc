@@ -296,7 +296,8 @@ TEST(MemoryPlannerTest, ConcurrentRunsEachGetTheirOwnResults) {
 
 // A convolution's im2col scratch is allocated in its Shard blocks, on the
 // pool's threads: those allocations are the node's too (Note [Allocation
-// scopes]), so they are planned.
+// scopes]), so they are planned. (Two groups: grouped convolutions take the
+// im2col path with or without a convolution library.)
 TEST(MemoryPlannerTest, ShardedScratchOfAConvolutionIsPlanned) {
   const GraphDef graph = ParseTextProtoOrDie<GraphDef>(R"pb(
     node {
@@ -320,7 +321,7 @@ TEST(MemoryPlannerTest, ShardedScratchOfAConvolutionIsPlanned) {
           tensor {
             dtype: DT_INT32
             tensor_shape { dim { size: 4 } }
-            int_val: [ 3, 3, 8, 16 ]
+            int_val: [ 3, 3, 4, 16 ]
           }
         }
       }
