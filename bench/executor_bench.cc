@@ -80,9 +80,10 @@ std::unique_ptr<Session> MakeSession(const GraphDef& g, int inter_op,
   return std::move(session).value();
 }
 
-constexpr int kChain = 10000;
-
+// Args: inter-op threads (0: the default pool), chain length. Two lengths,
+// to see whether the cost per node grows with the graph (issue 18).
 void BM_Executor_Chain(benchmark::State& state) {
+  const int kChain = static_cast<int>(state.range(1));
   auto session = MakeSession(ChainGraph(kChain), state.range(0), 1);
   const std::string fetch = absl::StrCat("add", kChain - 1);
   std::vector<Tensor> out;
@@ -93,10 +94,16 @@ void BM_Executor_Chain(benchmark::State& state) {
       benchmark::Counter(kChain, benchmark::Counter::kIsIterationInvariantRate |
                                      benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_Executor_Chain)->Arg(1)->Arg(0)->UseRealTime();
+BENCHMARK(BM_Executor_Chain)
+    ->Args({1, 1000})
+    ->Args({1, 10000})
+    ->Args({0, 10000})
+    ->UseRealTime();
 
 // Reference: the same AddV2 kernels' Compute called in order, no scheduler.
+// Arg: chain length.
 void BM_Reference_BareKernelLoop(benchmark::State& state) {
+  const int kChain = static_cast<int>(state.range(0));
   CpuDeviceOptions device_options;
   device_options.intra_op_threads = 1;
   CpuDevice device(device_options);
@@ -136,7 +143,7 @@ void BM_Reference_BareKernelLoop(benchmark::State& state) {
       benchmark::Counter(kChain, benchmark::Counter::kIsIterationInvariantRate |
                                      benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_Reference_BareKernelLoop)->UseRealTime();
+BENCHMARK(BM_Reference_BareKernelLoop)->Arg(1000)->Arg(10000)->UseRealTime();
 
 Tensor RandomMatrix(int rows, int cols, int seed) {
   Tensor t(DT_FLOAT, TensorShape({rows, cols}));
