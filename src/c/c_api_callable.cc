@@ -58,25 +58,74 @@ Status MakeCallable(MF_Session* session, const MF_Output* inputs, int ninputs,
   return session->session->MakeCallable(options, handle);
 }
 
-Status RunCallable(MF_Session* session, int64_t handle,
-                   MF_Tensor* const* input_values, int ninputs,
-                   MF_Tensor** output_values, int noutputs) {
-  const char* fn = "MF_SessionRunCallable";
+// The feeds of a callable run, checked as both run functions check them.
+Status CallableFeeds(const char* fn, MF_Session* session,
+                     MF_Tensor* const* input_values, int ninputs,
+                     const void* outputs, const char* outputs_name,
+                     int noutputs, std::vector<Tensor>* feeds) {
   if (session == nullptr) return NullArgument(fn, "session");
   if (ninputs < 0 || (input_values == nullptr && ninputs > 0) || noutputs < 0 ||
-      (output_values == nullptr && noutputs > 0)) {
-    return errors::InvalidArgument(
-        fn,
-        ": input_values and output_values must hold ninputs and noutputs "
-        "(>= 0) entries");
+      (outputs == nullptr && noutputs > 0)) {
+    return errors::InvalidArgument(fn, ": input_values and ", outputs_name,
+                                   " must hold ninputs and noutputs (>= 0) "
+                                   "entries");
   }
-  std::vector<Tensor> feeds(ninputs);
+  feeds->resize(ninputs);
   for (int i = 0; i < ninputs; ++i) {
     if (input_values[i] == nullptr) {
       return errors::InvalidArgument(fn, ": input_values[", i, "] is NULL");
     }
-    feeds[i] = input_values[i]->tensor;
+    (*feeds)[i] = input_values[i]->tensor;
   }
+  return OkStatus();
+}
+
+Status RunCallableInto(MF_Session* session, int64_t handle,
+                       MF_Tensor* const* input_values, int ninputs,
+                       MF_Tensor* const* output_buffers, int noutputs) {
+  const char* fn = "MF_SessionRunCallableInto";
+  std::vector<Tensor> feeds;
+  MF_RETURN_IF_ERROR(CallableFeeds(fn, session, input_values, ninputs,
+                                   output_buffers, "output_buffers", noutputs,
+                                   &feeds));
+  for (int i = 0; i < noutputs; ++i) {
+    if (output_buffers[i] == nullptr) {
+      return errors::InvalidArgument(fn, ": output_buffers[", i, "] is NULL");
+    }
+  }
+  // The buffers move into the run, so that the kernels may write into them
+  // (a copy left here would share them), and come back after it.
+  std::vector<Tensor> buffers(noutputs);
+  std::vector<std::pair<DataType, TensorShape>> kept(noutputs);
+  for (int i = 0; i < noutputs; ++i) {
+    kept[i] = {output_buffers[i]->tensor.dtype(),
+               output_buffers[i]->tensor.shape()};
+    buffers[i] = std::move(output_buffers[i]->tensor);
+    output_buffers[i]->tensor = Tensor();
+  }
+  const Status ran =
+      session->session->RunCallableInto(handle, feeds, &buffers, nullptr);
+  for (int i = 0; i < noutputs; ++i) {
+    Tensor& back = output_buffers[i]->tensor;
+    if (static_cast<size_t>(i) < buffers.size() &&
+        buffers[i].data() != nullptr) {
+      back = std::move(buffers[i]);
+    } else {
+      // An error lost this buffer: a new one of the same dtype and shape.
+      back = Tensor(kept[i].first, kept[i].second);
+    }
+  }
+  return ran;
+}
+
+Status RunCallable(MF_Session* session, int64_t handle,
+                   MF_Tensor* const* input_values, int ninputs,
+                   MF_Tensor** output_values, int noutputs) {
+  const char* fn = "MF_SessionRunCallable";
+  std::vector<Tensor> feeds;
+  MF_RETURN_IF_ERROR(CallableFeeds(fn, session, input_values, ninputs,
+                                   output_values, "output_values", noutputs,
+                                   &feeds));
   std::vector<Tensor> values;
   MF_RETURN_IF_ERROR(
       session->session->RunCallable(handle, feeds, &values, nullptr));
@@ -120,6 +169,14 @@ void MF_SessionRunCallable(MF_Session* session, int64_t handle,
   }
   c_api::Set(status, c_api::RunCallable(session, handle, input_values, ninputs,
                                         output_values, noutputs));
+}
+
+void MF_SessionRunCallableInto(MF_Session* session, int64_t handle,
+                               MF_Tensor* const* input_values, int ninputs,
+                               MF_Tensor* const* output_buffers, int noutputs,
+                               MF_Status* status) {
+  c_api::Set(status, c_api::RunCallableInto(session, handle, input_values,
+                                            ninputs, output_buffers, noutputs));
 }
 
 void MF_SessionReleaseCallable(MF_Session* session, int64_t handle,

@@ -103,7 +103,63 @@ static void CallableRunsLikeSessionRun(void) {
   MF_DeleteStatus(s);
 }
 
+/* MF_SessionRunCallableInto: the result lands in the caller's tensor,
+ * whose memory stays where it was; a buffer of the wrong size is an error
+ * naming the output, after which the buffer is still a valid tensor. */
+static void CallableRunsIntoCallerBuffers(void) {
+  MF_Status* s = MF_NewStatus();
+  MF_Graph* g = MF_NewGraph();
+  const int64_t dims[1] = {3};
+  const int64_t two[1] = {2};
+  const float c_values[3] = {10, 20, 30};
+  const float x_values[3] = {1, 2, 3};
+  MF_Operation* x = MftPlaceholder(g, "x", dims, 1, s);
+  MF_Operation* c = MftConst(g, "c", c_values, dims, 1, s);
+  MF_Operation* y = MftBinary(g, "Mul", "y", x, c, s);
+  MF_Output in = MftOut(x, 0), out = MftOut(y, 0);
+  MF_Session* session;
+  MF_Tensor *feed, *buffer, *small;
+  void* storage;
+  int64_t handle;
+  int round;
+
+  MFT_CHECK_OK(s);
+  session = MF_NewSession(g, NULL, s);
+  MFT_CHECK_OK(s);
+  feed = MF_AllocateTensor(MF_FLOAT, dims, 1, sizeof x_values, s);
+  buffer = MF_AllocateTensor(MF_FLOAT, dims, 1, sizeof x_values, s);
+  small = MF_AllocateTensor(MF_FLOAT, two, 1, 2 * sizeof(float), s);
+  MFT_CHECK_OK(s);
+  memcpy(MF_TensorData(feed), x_values, sizeof x_values);
+  storage = MF_TensorData(buffer);
+  handle = MF_SessionMakeCallable(session, &in, 1, &out, 1, NULL, 0, s);
+  MFT_CHECK_OK(s);
+  for (round = 0; round < 3; ++round) {
+    ((float*)MF_TensorData(feed))[0] = (float)round;
+    MF_SessionRunCallableInto(session, handle, &feed, 1, &buffer, 1, s);
+    MFT_CHECK_OK(s);
+    MFT_CHECK(MF_TensorData(buffer) == storage);
+    MFT_CHECK(((const float*)storage)[0] == 10.0f * (float)round);
+    MFT_CHECK(((const float*)storage)[2] == 90.0f);
+  }
+  MF_SessionRunCallableInto(session, handle, &feed, 1, &small, 1, s);
+  MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "fetch 'y:0' must be float with 3");
+  MFT_CHECK_EQ_INT(MF_TensorGetInfo(small, NULL, NULL, 0, NULL, NULL),
+                   MF_FLOAT);
+  MFT_CHECK_EQ_INT(MF_TensorByteSize(small), 2 * sizeof(float));
+  MF_SessionRunCallableInto(session, handle, &feed, 1, NULL, 1, s);
+  MFT_CHECK_STATUS(s, MF_INVALID_ARGUMENT, "output_buffers");
+
+  MF_DeleteTensor(small);
+  MF_DeleteTensor(buffer);
+  MF_DeleteTensor(feed);
+  MF_DeleteSession(session, s);
+  MF_DeleteGraph(g);
+  MF_DeleteStatus(s);
+}
+
 int main(void) {
   CallableRunsLikeSessionRun();
+  CallableRunsIntoCallerBuffers();
   return 0;
 }

@@ -597,6 +597,19 @@ MF_CAPI_EXPORT extern int64_t MF_SessionMakeCallable(
 MF_CAPI_EXPORT extern void MF_SessionRunCallable(
     MF_Session* session, int64_t handle, MF_Tensor* const* input_values,
     int ninputs, MF_Tensor** output_values, int noutputs, MF_Status* status);
+/* As MF_SessionRunCallable, but output i is written into the caller's
+ * tensor output_buffers[i], which must have that output's dtype and element
+ * count (ONNX Runtime's bound outputs; Session::RunCallableInto): on return
+ * it holds the output, reshaped to its shape, in the same memory, so
+ * MF_TensorData(output_buffers[i]) is unchanged. The host kernel producing
+ * an output writes it there directly when nothing else shares the buffer.
+ * On error (MF_SessionRunCallable's, and InvalidArgument naming the output
+ * for a buffer of another dtype or size) the buffers keep their dtype and
+ * shape and their contents are unspecified. */
+MF_CAPI_EXPORT extern void MF_SessionRunCallableInto(
+    MF_Session* session, int64_t handle, MF_Tensor* const* input_values,
+    int ninputs, MF_Tensor* const* output_buffers, int noutputs,
+    MF_Status* status);
 /* Frees the callable; InvalidArgument for an unknown handle. */
 MF_CAPI_EXPORT extern void MF_SessionReleaseCallable(MF_Session* session,
                                                      int64_t handle,
