@@ -101,8 +101,14 @@ bool ShardedLibraryGemm(
     if (after_rows) after_rows(first, limit);
   };
   const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
+  // Shard's cost model takes a multiply-add for a cycle, 30x what the
+  // library spends on one, and would hand a few microseconds of work to a
+  // sleeping thread that takes longer than that to wake; see
+  // kMinShardedGemmWork.
+  const int parallelism =
+      args.m * args.n * args.k < kMinShardedGemmWork ? 1 : workers->num_threads;
   // Cycles per row of C: its multiply-adds.
-  Shard(workers->num_threads, workers->workers, args.m,
+  Shard(parallelism, workers->workers, args.m,
         /*cost_per_unit=*/args.n * args.k, rows);
   return ok.load(std::memory_order_relaxed);
 }

@@ -28,6 +28,11 @@ namespace internal {
 // rows over the intra-op pool itself, so one pool does all the work and no
 // OpenMP team spins next to it.
 constexpr int64_t kMinLibraryGemmWork = int64_t{32} * 32 * 32;
+// ShardedLibraryGemm runs products of fewer multiply-adds whole on the
+// calling thread: about 20 us of work, where waking a second thread costs
+// tens of microseconds on these VMs (mlp_b64's last layer, 64x512x10: 31-38
+// us split over two threads, 17-18 us on one, same run).
+constexpr int64_t kMinShardedGemmWork = int64_t{1} << 21;
 
 // C[m, n] = op(A) * op(B), all row-major with leading dimensions lda, ldb
 // and ldc; op(A) is A ([m, k]) or, with transpose_a, A's transpose (A is
@@ -56,10 +61,11 @@ bool UseLibraryGemm(int64_t m, int64_t n, int64_t k);
 // it; C is then unspecified and the caller computes it with Eigen.
 bool LibraryGemmOnThisThread(const GemmArgs& args);
 
-// The product split by rows of C over ctx's intra-op pool, one library call
-// per range; `after_rows(first, limit)`, when given, runs on the same thread
-// once rows [first, limit) are written (a fused epilogue). False when a call
-// was refused, as above.
+// The product split by rows of C over ctx's intra-op pool (when it has
+// kMinShardedGemmWork multiply-adds or more), one library call per range;
+// `after_rows(first, limit)`, when given, runs on the same thread once rows
+// [first, limit) are written (a fused epilogue). False when a call was refused,
+// as above.
 bool ShardedLibraryGemm(
     OpKernelContext* ctx, const GemmArgs& args,
     const std::function<void(int64_t, int64_t)>& after_rows = nullptr);
