@@ -12,6 +12,7 @@
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
+#include "src/kernels/cpu_conv_library.h"
 #include "src/kernels/cpu_gemm.h"
 
 namespace minflow {
@@ -106,6 +107,15 @@ template <typename T, typename OutputKernel = NoOpConv2DOutputKernel<T>>
 Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                     const T* input, const T* filter, T* output,
                     const OutputKernel& output_kernel = OutputKernel()) {
+  if constexpr (std::is_same_v<T, float>) {
+    // See Note [CPU convolution library].
+    bool done = false;
+    MF_RETURN_IF_ERROR(LibraryConv2D(
+        ctx, d, input, filter, output,
+        [&](float* rows, int64_t pixels) { output_kernel(rows, pixels); },
+        &done));
+    if (done) return OkStatus();
+  }
   const int64_t groups =
       d.in_depth == d.patch_depth ? 1 : d.in_depth / d.patch_depth;
   const int64_t out_depth_g = d.out_depth / groups;

@@ -57,6 +57,14 @@ struct GemmArgs {
 // one-row products are GEMVs, see matmul_gemv.h).
 bool UseLibraryGemm(int64_t m, int64_t n, int64_t k);
 
+// The loaded library's dlopen handle, for the other oneDNN entry points
+// (cpu_conv_library.cc); null when it is absent or MINFLOW_GEMM=eigen.
+void* GemmLibraryHandle();
+
+// Sets the calling thread's OpenMP team to one thread, once per thread, so
+// that the library's calls made on it stay on it.
+void KeepLibraryOnThisThread();
+
 // The whole product on the calling thread. False when the library refused
 // it; C is then unspecified and the caller computes it with Eigen.
 bool LibraryGemmOnThisThread(const GemmArgs& args);
