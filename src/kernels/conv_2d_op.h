@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 
 #include "Eigen/Core"
@@ -103,17 +104,25 @@ struct NoOpConv2DOutputKernel {
 //
 // `output_kernel(rows, n)` is called once per finished tile, with its `n`
 // output pixels of `d.out_depth` values each (see Note [Fused epilogues]).
+//
+// `library_epilogue`, when it has a bias, is what `output_kernel` computes,
+// for oneDNN to apply in its place (Note [CPU convolution library]).
 template <typename T, typename OutputKernel = NoOpConv2DOutputKernel<T>>
 Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                     const T* input, const T* filter, T* output,
-                    const OutputKernel& output_kernel = OutputKernel()) {
+                    const OutputKernel& output_kernel = OutputKernel(),
+                    const LibraryConvEpilogue& library_epilogue = {}) {
   if constexpr (std::is_same_v<T, float>) {
-    // See Note [CPU convolution library].
     bool done = false;
-    MF_RETURN_IF_ERROR(LibraryConv2D(
-        ctx, d, input, filter, output,
-        [&](float* rows, int64_t pixels) { output_kernel(rows, pixels); },
-        &done));
+    std::function<void(float*, int64_t)> after_pixels;
+    if (library_epilogue.bias == nullptr &&
+        !std::is_same_v<OutputKernel, NoOpConv2DOutputKernel<T>>) {
+      after_pixels = [&](float* rows, int64_t pixels) {
+        output_kernel(rows, pixels);
+      };
+    }
+    MF_RETURN_IF_ERROR(LibraryConv2D(ctx, d, input, filter, library_epilogue,
+                                     output, after_pixels, &done));
     if (done) return OkStatus();
   }
   const int64_t groups =

@@ -64,6 +64,10 @@ constexpr int kArgSrc = 1;
 constexpr int kArgDst = 17;
 constexpr int kArgWeights = 33;
 constexpr int kArgScratchpad = 80;
+constexpr int kArgBias = 41;
+constexpr int kFormatA = 2;  // a plain 1-D tensor
+constexpr int kEltwiseRelu = 0x1f;
+constexpr int kEltwiseClip = 0xff;
 
 struct Api {
   const Version* (*version)() = nullptr;
@@ -80,6 +84,10 @@ struct Api {
   int (*attr_create)(Handle*) = nullptr;
   int (*attr_destroy)(Handle) = nullptr;
   int (*attr_set_scratchpad_mode)(Handle, int) = nullptr;
+  int (*attr_set_post_ops)(Handle, Handle) = nullptr;
+  int (*post_ops_create)(Handle*) = nullptr;
+  int (*post_ops_destroy)(Handle) = nullptr;
+  int (*post_ops_append_eltwise)(Handle, float, int, float, float) = nullptr;
   int (*primitive_desc_create)(Handle*, const void*, Handle, Handle,
                                Handle) = nullptr;
   const MemoryDesc* (*primitive_desc_query_md)(Handle, int, int) = nullptr;
@@ -119,6 +127,10 @@ const Api* LoadApi() {
     find(&api->attr_destroy, "dnnl_primitive_attr_destroy");
     find(&api->attr_set_scratchpad_mode,
          "dnnl_primitive_attr_set_scratchpad_mode");
+    find(&api->attr_set_post_ops, "dnnl_primitive_attr_set_post_ops");
+    find(&api->post_ops_create, "dnnl_post_ops_create");
+    find(&api->post_ops_destroy, "dnnl_post_ops_destroy");
+    find(&api->post_ops_append_eltwise, "dnnl_post_ops_append_eltwise");
     find(&api->primitive_desc_create, "dnnl_primitive_desc_create");
     find(&api->primitive_desc_query_md, "dnnl_primitive_desc_query_md");
     find(&api->reorder_primitive_desc_create,
@@ -153,12 +165,14 @@ struct SliceGeometry {
   int64_t filter_rows, filter_cols, stride_rows, stride_cols;
   int64_t dilation_rows, dilation_cols;
   int64_t pad_top, pad_bottom, pad_left, pad_right;
+  bool bias;
+  LibraryActivation activation;
 
   auto Tie() const {
     return std::tie(in_rows, in_cols, in_depth, out_rows, out_cols, out_depth,
                     filter_rows, filter_cols, stride_rows, stride_cols,
                     dilation_rows, dilation_cols, pad_top, pad_bottom, pad_left,
-                    pad_right);
+                    pad_right, bias, activation);
   }
   bool operator==(const SliceGeometry& other) const {
     return Tie() == other.Tie();
@@ -173,7 +187,7 @@ struct SliceGeometry {
 // filter into its weights layout. Immutable once made; oneDNN primitives
 // may run on several threads at once when each has its own scratchpad.
 struct ConvPrimitive {
-  MemoryDesc src, dst, filter;
+  MemoryDesc src, dst, filter, bias;
   Handle primitive_desc = nullptr;  // owns the two descriptors below
   const MemoryDesc* weights = nullptr;
   const MemoryDesc* scratchpad = nullptr;
@@ -191,6 +205,7 @@ std::unique_ptr<ConvPrimitive> CreatePrimitive(const Api& api,
   const Dims src = {1, g.in_depth, g.in_rows, g.in_cols};
   const Dims dst = {1, g.out_depth, g.out_rows, g.out_cols};
   const Dims weights = {g.out_depth, g.in_depth, g.filter_rows, g.filter_cols};
+  const Dims bias = {g.out_depth};
   const Dims strides = {g.stride_rows, g.stride_cols};
   // oneDNN counts the gaps a dilation inserts: 0 is a dense filter.
   const Dims dilates = {g.dilation_rows - 1, g.dilation_cols - 1};
@@ -204,16 +219,33 @@ std::unique_ptr<ConvPrimitive> CreatePrimitive(const Api& api,
           kSuccess ||
       api.memory_desc_init_by_tag(&any_weights, 4, weights, kF32, kFormatAny) !=
           kSuccess ||
+      (g.bias && api.memory_desc_init_by_tag(&p->bias, 1, bias, kF32,
+                                             kFormatA) != kSuccess) ||
       api.convolution_desc_init(&desc, kForwardInference, kConvolutionDirect,
-                                &p->src, &any_weights, nullptr, &p->dst,
-                                strides, dilates, pad_before,
-                                pad_after) != kSuccess) {
+                                &p->src, &any_weights,
+                                g.bias ? &p->bias : nullptr, &p->dst, strides,
+                                dilates, pad_before, pad_after) != kSuccess) {
     return nullptr;
   }
   Handle attr = nullptr;
   if (api.attr_create(&attr) != kSuccess) return nullptr;
   // Each call brings its own scratchpad, so that slices can run at once.
   int made = api.attr_set_scratchpad_mode(attr, kScratchpadModeUser);
+  if (made == kSuccess && g.activation != LibraryActivation::kNone) {
+    // Relu is max(x, 0) (alpha, the slope below 0, is 0); Relu6 clips to
+    // [alpha, beta] = [0, 6].
+    Handle post_ops = nullptr;
+    made = api.post_ops_create(&post_ops);
+    if (made == kSuccess) {
+      made = g.activation == LibraryActivation::kRelu
+                 ? api.post_ops_append_eltwise(post_ops, 1.0f, kEltwiseRelu,
+                                               0.0f, 0.0f)
+                 : api.post_ops_append_eltwise(post_ops, 1.0f, kEltwiseClip,
+                                               0.0f, 6.0f);
+      if (made == kSuccess) made = api.attr_set_post_ops(attr, post_ops);
+      api.post_ops_destroy(post_ops);
+    }
+  }
   if (made == kSuccess) {
     made = api.primitive_desc_create(&p->primitive_desc, &desc, attr,
                                      api.engine, nullptr);
@@ -285,11 +317,11 @@ bool Execute(
     std::initializer_list<std::tuple<int, void*, const MemoryDesc*>> buffers) {
   Handle stream = ThisThreadStream(api);
   if (stream == nullptr) return false;
-  ExecArg args[4];
+  ExecArg args[5];
   int count = 0;
   bool ok = true;
   for (const auto& [arg, data, desc] : buffers) {
-    if (data == nullptr) continue;  // an empty scratchpad
+    if (data == nullptr) continue;  // no bias, or an empty scratchpad
     Handle memory = nullptr;
     if (api.memory_create(&memory, desc, api.engine, data) != kSuccess) {
       ok = false;
@@ -305,7 +337,8 @@ bool Execute(
 }  // namespace
 
 Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
-                     const float* input, const float* filter, float* output,
+                     const float* input, const float* filter,
+                     const LibraryConvEpilogue& fused, float* output,
                      const std::function<void(float*, int64_t)>& after_pixels,
                      bool* done) {
   *done = false;
@@ -341,10 +374,24 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
     // filter) is left to the im2col path.
     if (last <= first) return OkStatus();
     const SliceGeometry g{
-        last - first,  d.input_cols,  d.in_depth,        oh1 - oh0,
-        d.out_cols,    d.out_depth,   d.filter_rows,     d.filter_cols,
-        d.stride_rows, d.stride_cols, d.dilation_rows,   d.dilation_cols,
-        first - ih0,   ih1 - last,    d.pad_cols_before, d.pad_cols_after};
+        last - first,
+        d.input_cols,
+        d.in_depth,
+        oh1 - oh0,
+        d.out_cols,
+        d.out_depth,
+        d.filter_rows,
+        d.filter_cols,
+        d.stride_rows,
+        d.stride_cols,
+        d.dilation_rows,
+        d.dilation_cols,
+        first - ih0,
+        ih1 - last,
+        d.pad_cols_before,
+        d.pad_cols_after,
+        fused.bias != nullptr,
+        fused.bias != nullptr ? fused.activation : LibraryActivation::kNone};
     primitives[part] = FindPrimitive(*api, g);
     if (primitives[part] == nullptr) return OkStatus();
     first_input_row[part] = first;
@@ -411,6 +458,7 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                    {{kArgSrc, const_cast<float*>(in), &p.src},
                     {kArgWeights, const_cast<float*>(weights[part]), p.weights},
                     {kArgDst, out, &p.dst},
+                    {kArgBias, const_cast<float*>(fused.bias), &p.bias},
                     {kArgScratchpad, scratch, p.scratchpad}})) {
         refused.store(true, std::memory_order_relaxed);
         return;

@@ -19,7 +19,9 @@ namespace internal {
 // oneDNN's direct convolution reads the NHWC input in place: 3x3x3->32 on
 // 64x64 took 75 us against 179 us, 3x3x32->64 on 32x32 329 us against 437
 // us (one thread, bias and Relu included; bench/README.md). So an ungrouped
-// float convolution goes to the primitive when the library is loaded.
+// float convolution goes to the primitive when the library is loaded, with
+// a fused bias and Relu or Relu6 applied by the primitive as it writes
+// each value (other fusions run minflow's epilogue after each slice).
 //
 // The primitive wants its weights in a blocked layout of its choosing; they
 // are reordered from HWIO on every call (about 1 us for 32x64 3x3 filters),
@@ -30,15 +32,25 @@ namespace internal {
 // its own, padded only where it meets the image's edge), and the slices
 // are sharded over the pool.
 
+// A bias and an activation that oneDNN applies to each output value as it
+// writes it, in place of an epilogue pass over the output afterwards.
+enum class LibraryActivation { kNone, kRelu, kRelu6 };
+struct LibraryConvEpilogue {
+  const float* bias = nullptr;  // out_depth values; null: nothing fused
+  LibraryActivation activation = LibraryActivation::kNone;
+};
+
 // Computes output = conv2d(input, filter) for `d` (NHWC input and output,
-// HWIO filter) and calls `after_pixels(rows, count)` on the thread that
-// wrote them for every slice of `count` output pixels starting at `rows`.
-// Sets `*done` to false, with nothing written, when the library is absent,
-// the convolution is grouped, or the library declines it; the caller then
+// HWIO filter), then `fused` where it has a bias, and calls
+// `after_pixels(rows, count)`, when given, on the thread that wrote them
+// for every slice of `count` output pixels starting at `rows`. Sets
+// `*done` to false, with nothing written, when the library is absent, the
+// convolution is grouped, or the library declines it; the caller then
 // computes it. Errors: the allocation of the reordered filter or of a
 // scratchpad failing.
 Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
-                     const float* input, const float* filter, float* output,
+                     const float* input, const float* filter,
+                     const LibraryConvEpilogue& fused, float* output,
                      const std::function<void(float*, int64_t)>& after_pixels,
                      bool* done);
 
