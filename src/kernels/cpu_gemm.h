@@ -26,7 +26,16 @@ namespace internal {
 // where it is absent, and MINFLOW_GEMM=eigen turns it off. oneDNN threads
 // with OpenMP; minflow keeps each call on one thread and splits a product's
 // rows over the intra-op pool itself, so one pool does all the work and no
-// OpenMP team spins next to it.
+// OpenMP team spins next to it. Convolutions use oneDNN's convolution
+// primitive from the same library (Note [CPU convolution library]).
+//
+// Tried for mlp_b64 (64x784x512, 64x512x512) and not kept, same-run
+// figures in bench/README.md: splitting short and wide products by columns,
+// so that each thread packs only its part of B (fc1 at 2 threads 283-307
+// us against 264-318 us split by rows); oneDNN's matmul primitive with the
+// weights reordered once into its blocked layout (485 against 493 us for
+// dnnl_sgemm on one thread, 239 against 232 us on half the columns), which
+// would not pay for a cache of constant weights.
 constexpr int64_t kMinLibraryGemmWork = int64_t{32} * 32 * 32;
 // ShardedLibraryGemm runs products of fewer multiply-adds whole on the
 // calling thread: about 20 us of work, where waking a second thread costs
