@@ -24,8 +24,9 @@ namespace internal {
 // each value (other fusions run minflow's epilogue after each slice).
 //
 // The primitive wants its weights in a blocked layout of its choosing; they
-// are reordered from HWIO on every call (about 1 us for 32x64 3x3 filters),
-// so no cached copy can go stale when a filter changes. Primitives are
+// are reordered from HWIO on every call (about 1 us for 32x64 3x3 filters;
+// one pass over the filter, as sgemm's packing of it on every call was), so
+// no cached copy can go stale when a filter changes. Primitives are
 // cached by geometry for the process. As with the GEMMs, each primitive
 // runs on one thread: the output rows of each image are split into as
 // many slices as the intra-op pool has threads (each slice a convolution of
