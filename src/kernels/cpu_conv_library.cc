@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -346,8 +347,13 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
   if (api == nullptr || d.patch_depth != d.in_depth) return OkStatus();
   KeepLibraryOnThisThread();
   const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
-  const int64_t macs = d.batch * d.out_rows * d.out_cols * d.filter_rows *
-                       d.filter_cols * d.in_depth * d.out_depth;
+  // The output's element count fits (ComputeConv2DDimension checked it);
+  // its product with the patch size saturates rather than overflows.
+  const int64_t outputs = d.batch * d.out_rows * d.out_cols * d.out_depth;
+  const int64_t patch = d.filter_rows * d.filter_cols * d.in_depth;
+  const int64_t macs = patch > std::numeric_limits<int64_t>::max() / outputs
+                           ? std::numeric_limits<int64_t>::max()
+                           : outputs * patch;
   const int64_t threads =
       macs < kMinShardedGemmWork ? 1 : int64_t{workers->num_threads};
   // Each image's output rows in `parts` slices, enough for every thread
