@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 
 #include "Eigen/Core"
@@ -12,6 +13,7 @@
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
+#include "src/kernels/cpu_conv_library.h"
 #include "src/kernels/cpu_gemm.h"
 
 namespace minflow {
@@ -102,10 +104,27 @@ struct NoOpConv2DOutputKernel {
 //
 // `output_kernel(rows, n)` is called once per finished tile, with its `n`
 // output pixels of `d.out_depth` values each (see Note [Fused epilogues]).
+//
+// `library_epilogue`, when it has a bias, is what `output_kernel` computes,
+// for oneDNN to apply in its place (Note [CPU convolution library]).
 template <typename T, typename OutputKernel = NoOpConv2DOutputKernel<T>>
 Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                     const T* input, const T* filter, T* output,
-                    const OutputKernel& output_kernel = OutputKernel()) {
+                    const OutputKernel& output_kernel = OutputKernel(),
+                    const LibraryConvEpilogue& library_epilogue = {}) {
+  if constexpr (std::is_same_v<T, float>) {
+    bool done = false;
+    std::function<void(float*, int64_t)> after_pixels;
+    if (library_epilogue.bias == nullptr &&
+        !std::is_same_v<OutputKernel, NoOpConv2DOutputKernel<T>>) {
+      after_pixels = [&](float* rows, int64_t pixels) {
+        output_kernel(rows, pixels);
+      };
+    }
+    MF_RETURN_IF_ERROR(LibraryConv2D(ctx, d, input, filter, library_epilogue,
+                                     output, after_pixels, &done));
+    if (done) return OkStatus();
+  }
   const int64_t groups =
       d.in_depth == d.patch_depth ? 1 : d.in_depth / d.patch_depth;
   const int64_t out_depth_g = d.out_depth / groups;

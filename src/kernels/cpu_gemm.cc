@@ -25,6 +25,7 @@ using SgemmFn = int (*)(char transa, char transb, int64_t m, int64_t n,
 using SetNumThreadsFn = void (*)(int);
 
 struct GemmLibrary {
+  void* handle = nullptr;
   SgemmFn sgemm = nullptr;
   SetNumThreadsFn omp_set_num_threads = nullptr;
 };
@@ -54,6 +55,8 @@ const GemmLibrary& Library() {
           MF_LOG(WARNING) << "libdnnl.so.2 lacks dnnl_sgemm or OpenMP's "
                              "omp_set_num_threads: using Eigen";
           lib->sgemm = nullptr;
+        } else {
+          lib->handle = handle;
         }
 #endif
         return lib;
@@ -68,9 +71,11 @@ bool UseLibraryGemm(int64_t m, int64_t n, int64_t k) {
          Library().sgemm != nullptr;
 }
 
-bool LibraryGemmOnThisThread(const GemmArgs& args) {
+void* GemmLibraryHandle() { return Library().handle; }
+
+void KeepLibraryOnThisThread() {
   const GemmLibrary& lib = Library();
-  if (lib.sgemm == nullptr) return false;
+  if (lib.handle == nullptr) return;
   // The calling thread's OpenMP team size: one, so the call stays on this
   // thread (Note [CPU GEMM library]). OpenMP keeps it per thread.
   thread_local bool single_threaded = false;
@@ -78,6 +83,12 @@ bool LibraryGemmOnThisThread(const GemmArgs& args) {
     lib.omp_set_num_threads(1);
     single_threaded = true;
   }
+}
+
+bool LibraryGemmOnThisThread(const GemmArgs& args) {
+  const GemmLibrary& lib = Library();
+  if (lib.sgemm == nullptr) return false;
+  KeepLibraryOnThisThread();
   return lib.sgemm(args.transpose_a ? 'T' : 'N', args.transpose_b ? 'T' : 'N',
                    args.m, args.n, args.k, 1.0f, args.a, args.lda, args.b,
                    args.ldb, args.accumulate ? 1.0f : 0.0f, args.c,
@@ -101,8 +112,14 @@ bool ShardedLibraryGemm(
     if (after_rows) after_rows(first, limit);
   };
   const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
+  // Shard's cost model takes a multiply-add for a cycle, 30x what the
+  // library spends on one, and would hand a few microseconds of work to a
+  // sleeping thread that takes longer than that to wake; see
+  // kMinShardedGemmWork.
+  const int parallelism =
+      args.m * args.n * args.k < kMinShardedGemmWork ? 1 : workers->num_threads;
   // Cycles per row of C: its multiply-adds.
-  Shard(workers->num_threads, workers->workers, args.m,
+  Shard(parallelism, workers->workers, args.m,
         /*cost_per_unit=*/args.n * args.k, rows);
   return ok.load(std::memory_order_relaxed);
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "minflow/framework/op_kernel.h"
@@ -85,11 +86,32 @@ class FusedConv2DOp : public OpKernel {
                 errors::InvalidArgument(
                     "filter must not have zero elements (i.e. all dimensions "
                     "must be non-zero)"));
-    OP_REQUIRES_OK(ctx,
-                   internal::LaunchConv2D<T>(
-                       ctx, d, input.base<const T>(), filter.base<const T>(),
-                       output->base<T>(),
-                       FusedConv2DOutputKernel<T>{&epilogue, d.out_depth}));
+    internal::LibraryConvEpilogue library_epilogue;
+    if constexpr (std::is_same_v<T, float>) {
+      // The fusions oneDNN's convolution applies itself (Note [CPU
+      // convolution library]); the bias was validated by epilogue.Init.
+      using FCT = FusedComputationType;
+      using Act = internal::LibraryActivation;
+      const float* bias = ctx->input(2).base<const float>();
+      switch (fusion_.type) {
+        case FCT::kBiasAdd:
+          library_epilogue = {bias, Act::kNone};
+          break;
+        case FCT::kBiasAddWithRelu:
+          library_epilogue = {bias, Act::kRelu};
+          break;
+        case FCT::kBiasAddWithRelu6:
+          library_epilogue = {bias, Act::kRelu6};
+          break;
+        default:
+          break;
+      }
+    }
+    OP_REQUIRES_OK(ctx, internal::LaunchConv2D<T>(
+                            ctx, d, input.base<const T>(),
+                            filter.base<const T>(), output->base<T>(),
+                            FusedConv2DOutputKernel<T>{&epilogue, d.out_depth},
+                            library_epilogue));
   }
 
  private:

@@ -185,6 +185,37 @@ TEST_F(Conv2DOpTest, LargeInputIsShardedAndTiled) {
   Check<float>({{1, 40, 40, 8}, {5, 5, 8, 16}, 2, 2, 1, 1, "SAME"});
 }
 
+// Single images large enough (2M multiply-adds or more) that the float
+// path through oneDNN's convolution (Note [CPU convolution library]) splits
+// their output rows into one slice per thread of the test device's two,
+// each padded only where it meets the image's edge; the last case's first
+// slice lies wholly in the padding, which sends the whole convolution to
+// the im2col path.
+TEST_F(Conv2DOpTest, LargeSingleImagesSplitIntoRowSlicesMatchReference) {
+  Check<float>({{1, 40, 33, 16}, {3, 3, 16, 32}, 1, 1, 1, 1, "SAME"});
+  // Stride 2, uneven slices (16 and 15 output rows).
+  Check<float>({{1, 61, 40, 16}, {5, 5, 16, 16}, 2, 2, 1, 1, "SAME"});
+  Check<float>({{1, 36, 20, 16}, {3, 3, 16, 32}, 1, 1, 2, 2, "SAME"});
+  Check<float>({{1, 30, 20, 16},
+                {3, 3, 16, 32},
+                1,
+                1,
+                1,
+                1,
+                "EXPLICIT",
+                {0, 0, 3, 1, 2, 0, 0, 0}});
+  Check<float>({{1, 4, 40, 16},
+                {3, 3, 16, 32},
+                1,
+                1,
+                1,
+                1,
+                "EXPLICIT",
+                {0, 0, 20, 0, 0, 0, 0, 0}});
+  // Batches: one slice per image.
+  Check<float>({{3, 20, 20, 16}, {3, 3, 16, 32}, 1, 1, 1, 1, "SAME"});
+}
+
 TEST_F(Conv2DOpTest, SmallKnownValues) {
   // 1x3x3x1 input of 1..9, 2x2 filter of ones, VALID: window sums.
   MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, "VALID"));

@@ -175,6 +175,9 @@ class FusedConv2DOpTest : public test::OpsTestBase {
         // Many output channels: the epilogue's cap on a tile's output
         // (kEpilogueTileBytes) makes the 1x1 tiles ~100 pixels.
         {{1, 24, 24, 8}, {1, 1, 8, 600}, {1, 1, 1, 1}, "VALID"},
+        // One image in two row slices through oneDNN's convolution, the
+        // epilogue per slice (Note [CPU convolution library]).
+        {{1, 40, 33, 16}, {3, 3, 16, 32}},
     };
   }
 };

@@ -123,6 +123,47 @@ TEST_F(FusedMatMulOpTest, EveryFusionMatchesUnfusedChain) {
   }
 }
 
+// Float products through the GEMM library (Note [CPU GEMM library]), run
+// whole on one thread (below kMinShardedGemmWork) or split by rows over the
+// test device's two threads with the epilogue per block, against a
+// double-precision reference with the epilogue applied by hand.
+TEST_F(FusedMatMulOpTest, LibraryProductsMatchReference) {
+  const int64_t shapes[][3] = {{64, 96, 200}, {301, 160, 100}, {2, 300, 517}};
+  for (const auto& s : shapes) {
+    const int64_t m = s[0], k = s[1], n = s[2];
+    for (bool tb : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "m=" << m << " k=" << k << " n=" << n << " tb=" << tb);
+      const Tensor a = test::RandomTensor<float>(TensorShape({m, k}), 1);
+      const Tensor b = test::RandomTensor<float>(
+          tb ? TensorShape({n, k}) : TensorShape({k, n}), 2);
+      const Tensor bias = test::RandomTensor<float>(TensorShape({n}), 3);
+      Tensor expected(DT_FLOAT, TensorShape({m, n}));
+      const float* av = a.base<const float>();
+      const float* bv = b.base<const float>();
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = bias.base<const float>()[j];
+          for (int64_t p = 0; p < k; ++p) {
+            sum += static_cast<double>(av[i * k + p]) *
+                   (tb ? bv[j * k + p] : bv[p * n + j]);
+          }
+          expected.base<float>()[i * n + j] =
+              static_cast<float>(sum < 0 ? 0 : sum);
+        }
+      }
+      MakeFused({"BiasAdd", "Relu"}, 1, false, tb);
+      MF_ASSERT_OK(MakeOp());
+      ClearInputs();
+      AddInputTensor(a);
+      AddInputTensor(b);
+      AddInputTensor(bias);
+      MF_ASSERT_OK(RunOpKernel());
+      test::ExpectTensorNear<float>(*GetOutput(0), expected, 1e-4, 1e-5);
+    }
+  }
+}
+
 TEST_F(FusedMatMulOpTest, LeakyReluUsesItsAlpha) {
   Check(7, 9, 5, false, false, {"BiasAdd", "LeakyRelu"}, 0.7f);
   Check(7, 9, 5, false, false, {"BiasAdd", "LeakyRelu"}, -2.0f);
