@@ -474,8 +474,7 @@ void PrintReport(const BenchResult& r, std::ostream& os) {
   os << "memory per run: " << HumanBytes(r.run_peak_bytes)
      << " at most in use beyond the constants"
      << (r.plan.planned ? " and the plan's arena" : "")
-     << "; its tensors' lifetimes need "
-     << HumanBytes(r.liveness_bound_bytes);
+     << "; its tensors' lifetimes need " << HumanBytes(r.liveness_bound_bytes);
   if (r.liveness_bound_bytes > 0) {
     os << absl::StrFormat(" (%.2fx)",
                           static_cast<double>(r.run_peak_bytes) /
