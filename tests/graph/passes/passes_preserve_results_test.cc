@@ -5,6 +5,7 @@
 // values agree (exactly for integers, to float rounding for floats: the
 // remapper's fusions and folded batch norms reassociate).
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <set>
@@ -271,6 +272,43 @@ TEST_P(PassesPreserveResultsTest, EachPassOffGivesTheSameResults) {
     ++compared;
   }
   EXPECT_GE(compared, 6);
+}
+
+// Note [Memory plan]: runs served from the plan's arena (the third and
+// fourth; the second is recorded) give what a session without a plan gives.
+TEST_P(PassesPreserveResultsTest, MemoryPlanGivesTheSameResults) {
+  const Workload w = Workloads()[GetParam()];
+  SCOPED_TRACE(w.name);
+  setenv("MINFLOW_MEMORY_PLAN", "0", 1);
+  std::vector<Tensor> unplanned;
+  const Status ran = RunWorkload(w, WithoutPass(""), &unplanned);
+  unsetenv("MINFLOW_MEMORY_PLAN");
+  MF_ASSERT_OK(ran);
+  auto session = Session::Create(w.graph, WithoutPass(""));
+  MF_ASSERT_OK(session.status());
+  CallableOptions callable;
+  std::vector<Tensor> feeds;
+  for (const auto& [name, value] : w.feeds) {
+    callable.add_feed(name);
+    feeds.push_back(value);
+  }
+  for (const std::string& fetch : w.fetches) callable.add_fetch(fetch);
+  Session::CallableHandle handle = 0;
+  MF_ASSERT_OK((*session)->MakeCallable(callable, &handle));
+  for (int run = 0; run < 4; ++run) {
+    std::vector<Tensor> out;
+    MF_ASSERT_OK((*session)->RunCallable(handle, feeds, &out, nullptr));
+    ASSERT_EQ(out.size(), unplanned.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      ExpectClose(unplanned[i], out[i],
+                  absl::StrCat(w.fetches[i], ", run ", run));
+    }
+  }
+  MemoryPlanStats plan;
+  MF_ASSERT_OK((*session)->GetCallableMemoryPlan(handle, &plan));
+  if (plan.planned && plan.planned_buffers > 0) {
+    EXPECT_GT(plan.arena_hits, 0);
+  }
 }
 
 std::string WorkloadName(const ::testing::TestParamInfo<int>& info) {
