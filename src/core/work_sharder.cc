@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "absl/synchronization/notification.h"
-#include "minflow/core/allocation_scope.h"
 #include "minflow/core/threadpool.h"
 
 namespace minflow {
@@ -26,8 +25,6 @@ constexpr int64_t kMinCostPerShard = 10000;
 // threads this made cnn_small 1.3x and mlp_b64 1.2x faster.
 constexpr std::chrono::microseconds kSpinBeforeSleeping(100);
 
-thread_local AllocationScope* current_scope = nullptr;
-
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -35,15 +32,6 @@ inline void CpuRelax() {
 }
 
 }  // namespace
-
-AllocationScope* AllocationScope::Current() { return current_scope; }
-
-AllocationScope::Installed::Installed(AllocationScope* scope)
-    : saved_(current_scope) {
-  current_scope = scope;
-}
-
-AllocationScope::Installed::~Installed() { current_scope = saved_; }
 
 void Shard(int max_parallelism, thread::ThreadPool* workers, int64_t total,
            int64_t cost_per_unit,
@@ -74,16 +62,10 @@ void Shard(int max_parallelism, thread::ThreadPool* workers, int64_t total,
     absl::Notification done;
   };
   auto pending = std::make_shared<Pending>(static_cast<int>(num_blocks - 1));
-  // The blocks allocate on the caller's behalf (Note [Allocation scopes]);
-  // the scope outlives them, since Shard returns only when all are done.
-  AllocationScope* scope = AllocationScope::Current();
   for (int64_t start = block_size; start < total; start += block_size) {
     const int64_t limit = std::min(start + block_size, total);
-    workers->Schedule([&work, pending, start, limit, scope] {
-      {
-        AllocationScope::Installed installed(scope);
-        work(start, limit);
-      }
+    workers->Schedule([&work, pending, start, limit] {
+      work(start, limit);
       if (pending->left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         pending->done.Notify();
       }

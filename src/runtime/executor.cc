@@ -4,7 +4,6 @@
 #include <chrono>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
@@ -678,11 +677,9 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
       params.cancellation_manager = s->cancellation;
       params.runner = &s->runner;
       // The node's host allocations follow the plan (Note [Memory plan]).
-      std::optional<MemoryPlanner::NodeScope> plan_scope;
       if (s->plan.role != MemoryPlanner::Role::kNone &&
           item.device == impl->planned_device) {
-        params.allocator = impl->planner;
-        plan_scope.emplace(impl->planner, s->plan, t.item);
+        params.allocator = impl->planner->ForNode(s->plan, t.item);
       }
       // The caller's buffers for the outputs it fetches (Note [Fetch
       // buffers]): each may become its output, else goes back.

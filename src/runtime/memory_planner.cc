@@ -21,12 +21,44 @@ int64_t RoundUp(int64_t bytes) {
 
 }  // namespace
 
-MemoryPlanner::NodeScope::NodeScope(MemoryPlanner* planner,
-                                    const StepPlan& step, int item)
-    : AllocationScope(planner), arena_(step.arena), item_(item) {}
+std::string MemoryPlanner::NodeAllocator::Name() const {
+  return planner_->base_->Name();
+}
+void* MemoryPlanner::NodeAllocator::AllocateRaw(size_t alignment,
+                                                size_t num_bytes) {
+  return planner_->Allocate(this, alignment, num_bytes);
+}
+void MemoryPlanner::NodeAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
+  planner_->Deallocate(ptr, num_bytes);
+}
+AllocatorStats MemoryPlanner::NodeAllocator::GetStats() const {
+  return planner_->base_->GetStats();
+}
+void MemoryPlanner::NodeAllocator::ResetPeak() { planner_->base_->ResetPeak(); }
 
 MemoryPlanner::MemoryPlanner(Allocator* base, int num_items)
-    : base_(base), num_items_(num_items) {}
+    : base_(base), num_items_(num_items) {
+  absl::MutexLock lock(&mu_);
+  MakeNodeAllocators(-1);
+}
+
+void MemoryPlanner::MakeNodeAllocators(int arena) {
+  auto made =
+      std::make_unique<NodeAllocator[]>(static_cast<size_t>(num_items_));
+  for (int i = 0; i < num_items_; ++i) {
+    made[i].planner_ = this;
+    made[i].arena_ = arena;
+    made[i].item_ = i;
+  }
+  node_allocators_[arena + 1] = std::move(made);
+}
+
+Allocator* MemoryPlanner::ForNode(const StepPlan& step, int item) {
+  // The slot was made before the step could claim its arena.
+  NodeAllocator& node = node_allocators_[step.arena + 1][item];
+  node.next_.store(0, std::memory_order_relaxed);
+  return &node;
+}
 
 MemoryPlanner::~MemoryPlanner() {
   for (std::atomic<char*>& memory : arena_memory_) {
@@ -83,6 +115,7 @@ int MemoryPlanner::ClaimArena() {
       void* memory = base_->AllocateRaw(kAllocatorAlignment,
                                         static_cast<size_t>(arena_bytes_));
       if (memory == nullptr) return -1;
+      MakeNodeAllocators(i);
       arena_memory_[i].store(static_cast<char*>(memory),
                              std::memory_order_release);
     }
@@ -136,6 +169,7 @@ void MemoryPlanner::BuildPlan() {
       return off(absl::StrCat("its arena of ", arena_bytes_,
                               " bytes could not be allocated"));
     }
+    MakeNodeAllocators(0);
     arena_memory_[0].store(static_cast<char*>(memory),
                            std::memory_order_release);
   }
@@ -161,16 +195,14 @@ bool MemoryPlanner::TakeRange(int arena, int64_t offset, int64_t bytes) {
   return true;
 }
 
-void* MemoryPlanner::AllocatePlanned(const NodeScope& scope, int seq,
+void* MemoryPlanner::AllocatePlanned(int arena, int item, int seq,
                                      size_t num_bytes) {
-  const int item = scope.item_;
   if (item < 0 || item >= num_items_ ||
       first_place_[item] == first_place_[item + 1]) {
     unplanned_allocations_.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
   const int64_t bytes = RoundUp(static_cast<int64_t>(num_bytes));
-  const int arena = scope.arena_;
   if (arena >= 0) {  // else every arena is claimed by other steps
     absl::MutexLock lock(&mu_);
     // The place recorded for this request first, then any other of the
@@ -196,16 +228,14 @@ void* MemoryPlanner::AllocatePlanned(const NodeScope& scope, int seq,
   return nullptr;
 }
 
-void* MemoryPlanner::AllocateRaw(size_t alignment, size_t num_bytes) {
-  AllocationScope* current = AllocationScope::Current();
-  const bool from_node = current != nullptr && current->owner() == this &&
-                         num_bytes > 0 && alignment <= kAllocatorAlignment;
-  if (from_node) {
-    NodeScope* scope = static_cast<NodeScope*>(current);
-    const int seq = scope->next_.fetch_add(1, std::memory_order_relaxed);
+void* MemoryPlanner::Allocate(NodeAllocator* node, size_t alignment,
+                              size_t num_bytes) {
+  if (num_bytes > 0 && alignment <= kAllocatorAlignment) {
+    const int seq = node->next_.fetch_add(1, std::memory_order_relaxed);
     const State state = state_.load(std::memory_order_acquire);
     if (state == State::kPlanned) {
-      if (void* ptr = AllocatePlanned(*scope, seq, num_bytes)) {
+      if (void* ptr =
+              AllocatePlanned(node->arena_, node->item_, seq, num_bytes)) {
         refs_.fetch_add(1, std::memory_order_relaxed);
         return ptr;
       }
@@ -216,7 +246,7 @@ void* MemoryPlanner::AllocateRaw(size_t alignment, size_t num_bytes) {
       absl::MutexLock lock(&mu_);
       recording_[ptr] = static_cast<int>(records_.size());
       records_.push_back(
-          {scope->item_, seq, {static_cast<int64_t>(num_bytes), clock_++, -1}});
+          {node->item_, seq, {static_cast<int64_t>(num_bytes), clock_++, -1}});
       return ptr;
     }
   }
@@ -225,7 +255,7 @@ void* MemoryPlanner::AllocateRaw(size_t alignment, size_t num_bytes) {
   return ptr;
 }
 
-void MemoryPlanner::DeallocateRaw(void* ptr, size_t num_bytes) {
+void MemoryPlanner::Deallocate(void* ptr, size_t num_bytes) {
   const State state = state_.load(std::memory_order_acquire);
   const char* p = static_cast<const char*>(ptr);
   const int arena = state == State::kPlanned ? ArenaOf(p) : -1;

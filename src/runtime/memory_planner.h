@@ -4,12 +4,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "minflow/core/allocation_scope.h"
 #include "minflow/core/allocator.h"
 #include "minflow/runtime/memory_plan.h"
 
@@ -38,15 +39,16 @@ namespace minflow {
 // kernel kept, a fetch the caller still holds, a concurrent step), that is
 // larger than planned, or that the plan does not know goes to the
 // allocator instead. Correctness never depends on the plan; only speed
-// does. A node's allocations count in the order they arrive, which may
-// vary where its Shard blocks allocate (Note [Allocation scopes]): a
-// request whose own place does not fit takes another free place of the
-// same node that does. Graphs with control flow are not planned: one node
-// runs many times per step.
+// does. Each node allocates through an allocator of its own (ForNode),
+// which its Shard blocks use too, so a kernel's sharded scratch is planned;
+// a node's requests count in the order they arrive, which may vary where
+// its blocks allocate, so a request whose own place does not fit takes
+// another free place of the same node that does. Graphs with control flow are
+// not planned: one node runs many times per step.
 //
 // Every buffer handed out holds a reference on the planner, so the arena
 // outlives the executor while a tensor from it is alive.
-class MemoryPlanner final : public Allocator {
+class MemoryPlanner {
  public:
   // `base` is the device allocator everything unplanned comes from;
   // `num_items` the executor's node count. The executor owns one reference.
@@ -72,29 +74,28 @@ class MemoryPlanner final : public Allocator {
   // goes back for the next step.
   void EndStep(const StepPlan& step, bool step_succeeded);
 
-  // While alive, allocations on this thread (and in the blocks it hands to
-  // Shard, Note [Allocation scopes]) are node `item`'s, of the step planned
-  // as `step`.
-  class NodeScope final : public AllocationScope {
+  // Node `item`'s allocator in a step planned as `step` (kRecord or
+  // kPlanned), with its count of requests restarted: what the executor
+  // hands the node's kernel. It forwards to the planner, which knows the
+  // request by (node, count).
+  class NodeAllocator final : public Allocator {
    public:
-    NodeScope(MemoryPlanner* planner, const StepPlan& step, int item);
+    std::string Name() const override;
+    void* AllocateRaw(size_t alignment, size_t num_bytes) override;
+    void DeallocateRaw(void* ptr, size_t num_bytes) override;
+    AllocatorStats GetStats() const override;
+    void ResetPeak() override;
 
    private:
     friend class MemoryPlanner;
-    const int arena_;
-    const int item_;
+    MemoryPlanner* planner_ = nullptr;
+    int arena_ = -1;
+    int item_ = 0;
     std::atomic<int> next_{0};
-    AllocationScope::Installed installed_{this};
   };
+  Allocator* ForNode(const StepPlan& step, int item);
 
   MemoryPlanStats Stats() const;
-
-  // Allocator: the base allocator's name and statistics.
-  std::string Name() const override { return base_->Name(); }
-  void* AllocateRaw(size_t alignment, size_t num_bytes) override;
-  void DeallocateRaw(void* ptr, size_t num_bytes) override;
-  AllocatorStats GetStats() const override { return base_->GetStats(); }
-  void ResetPeak() override { base_->ResetPeak(); }
 
   // Greedy-by-size layout of buffers with lifetimes [start, end): offsets
   // (multiples of kAllocatorAlignment) and the arena size. Exposed for
@@ -110,7 +111,7 @@ class MemoryPlanner final : public Allocator {
   static int64_t LivenessBound(const std::vector<Lifetime>& buffers);
 
  private:
-  ~MemoryPlanner() override;
+  ~MemoryPlanner();
 
   // One recorded allocation.
   struct Record {
@@ -134,7 +135,12 @@ class MemoryPlanner final : public Allocator {
     absl::btree_map<int64_t, int64_t> occupied;  // offset -> end
   };
 
-  void* AllocatePlanned(const NodeScope& scope, int seq, size_t num_bytes);
+  void* Allocate(NodeAllocator* node, size_t alignment, size_t num_bytes);
+  void Deallocate(void* ptr, size_t num_bytes);
+  void* AllocatePlanned(int arena, int item, int seq, size_t num_bytes);
+  // Makes the node allocators of slot `arena + 1` (slot 0: steps without
+  // an arena, the recording one among them).
+  void MakeNodeAllocators(int arena);
   // Takes [offset, offset + bytes) of `arena` if no buffer holds any of it.
   bool TakeRange(int arena, int64_t offset, int64_t bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -158,6 +164,8 @@ class MemoryPlanner final : public Allocator {
   Arena arenas_[kMaxArenas] ABSL_GUARDED_BY(mu_);
   // Each arena's memory, set once (under mu_) and read without it.
   std::atomic<char*> arena_memory_[kMaxArenas] = {};
+  // Per slot (arena + 1), one allocator per node; made with the arena.
+  std::unique_ptr<NodeAllocator[]> node_allocators_[kMaxArenas + 1];
 
   // The plan: immutable once state_ is kPlanned.
   std::vector<int> first_place_;  // by item, num_items_ + 1 entries

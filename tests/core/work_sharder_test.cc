@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "minflow/core/allocation_scope.h"
 #include "minflow/core/threadpool.h"
 
 namespace minflow {
@@ -85,36 +84,6 @@ TEST(WorkSharderTest, OverflowingCostStillCoversEverything) {
   Ranges r = RunShard(2, &pool, int64_t{1} << 40, int64_t{1} << 40);
   ExpectExactCover(r, int64_t{1} << 40);
   EXPECT_EQ(r.ranges.size(), 2u);
-}
-
-// Note [Allocation scopes]: every block sees the caller's scope, on
-// whichever thread it runs, and the pool's threads do not keep it.
-TEST(WorkSharderTest, BlocksRunInTheCallersAllocationScope) {
-  thread::ThreadPool pool("test", 4);
-  const int owner = 0;
-  AllocationScope scope(&owner);
-  std::mutex mu;
-  std::vector<const AllocationScope*> seen;
-  std::set<std::thread::id> threads;
-  {
-    AllocationScope::Installed installed(&scope);
-    Shard(4, &pool, 1000, 100000, [&](int64_t, int64_t) {
-      std::lock_guard<std::mutex> lock(mu);
-      seen.push_back(AllocationScope::Current());
-      threads.insert(std::this_thread::get_id());
-    });
-    EXPECT_EQ(AllocationScope::Current(), &scope);
-  }
-  EXPECT_EQ(AllocationScope::Current(), nullptr);
-  ASSERT_EQ(seen.size(), 4u);
-  EXPECT_GT(threads.size(), 1u);
-  for (const AllocationScope* s : seen) EXPECT_EQ(s, &scope);
-  // Work scheduled later on the same threads runs in no scope.
-  std::atomic<int> with_scope{0};
-  Shard(4, &pool, 1000, 100000, [&](int64_t, int64_t) {
-    if (AllocationScope::Current() != nullptr) ++with_scope;
-  });
-  EXPECT_EQ(with_scope.load(), 0);
 }
 
 TEST(ThreadPoolTest, ParallelForCoversRangeOnce) {
