@@ -36,15 +36,15 @@ namespace minflow {
 // without an allocator call. Nothing assumes the later step runs in the
 // recorded order: the arena tracks which ranges are occupied, and a
 // request whose place is still occupied (another schedule, a buffer a
-// kernel kept, a fetch the caller still holds, a concurrent step), that is
-// larger than planned, or that the plan does not know goes to the
+// kernel kept, a fetch the caller still holds), that finds no arena left,
+// that is larger than planned, or that the plan does not know goes to the
 // allocator instead. Correctness never depends on the plan; only speed
 // does. Each node allocates through an allocator of its own (ForNode),
-// which its Shard blocks use too, so a kernel's sharded scratch is planned;
-// a node's requests count in the order they arrive, which may vary where
-// its blocks allocate, so a request whose own place does not fit takes
-// another free place of the same node that does. Graphs with control flow are
-// not planned: one node runs many times per step.
+// which its Shard blocks use too, so a kernel's sharded scratch is
+// planned; a node's requests count in the order they arrive, which may
+// vary where its blocks allocate, so a request whose own place does not
+// fit takes another free place of the same node that does. Graphs with
+// control flow are not planned: one node runs many times per step.
 //
 // Every buffer handed out holds a reference on the planner, so the arena
 // outlives the executor while a tensor from it is alive.
