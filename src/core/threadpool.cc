@@ -3,9 +3,13 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <thread>
 
+#include "absl/base/call_once.h"
 #include "minflow/core/logging.h"
+#include "minflow/core/work_sharder.h"
+#include "parallel_for_workers.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
@@ -23,19 +27,36 @@ namespace {
 bool AllowSpinning(int num_threads) {
   return num_threads < DefaultNumThreads();
 }
+
+// Eigen's pool, knowing which ThreadPool it belongs to
+// (ThreadPool::FromEigenDevice).
+class OwnedEigenPool : public Eigen::ThreadPool {
+ public:
+  OwnedEigenPool(int num_threads, thread::ThreadPool* owner)
+      : Eigen::ThreadPool(num_threads, AllowSpinning(num_threads)),
+        owner_(owner) {}
+  thread::ThreadPool* owner() const { return owner_; }
+
+ private:
+  thread::ThreadPool* const owner_;
+};
+
 }  // namespace
 
 struct ThreadPool::Impl {
-  explicit Impl(int num_threads)
-      : pool(num_threads, AllowSpinning(num_threads)),
-        device(&pool, num_threads) {}
-  Eigen::ThreadPool pool;
+  Impl(int num_threads, ThreadPool* owner)
+      : pool(num_threads, owner), device(&pool, num_threads) {}
+  OwnedEigenPool pool;
   Eigen::ThreadPoolDevice device;
+  // Made on the first RunBlocks: most pools (the inter-op pool, the
+  // constant folder's) never run a parallel loop.
+  absl::once_flag helpers_once;
+  std::unique_ptr<internal::ParallelForWorkers> helpers;
 };
 
 ThreadPool::ThreadPool(const std::string& name, int num_threads) : name_(name) {
   MF_CHECK_GE(num_threads, 1);
-  impl_ = std::make_unique<Impl>(num_threads);
+  impl_ = std::make_unique<Impl>(num_threads, this);
 }
 
 ThreadPool::~ThreadPool() = default;
@@ -52,13 +73,28 @@ int ThreadPool::CurrentThreadId() const {
 
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
                              const std::function<void(int64_t, int64_t)>& fn) {
+  Shard(NumThreads(), this, total, cost_per_unit, fn);
+}
+
+void ThreadPool::RunBlocks(int64_t total, int64_t block_size,
+                           int max_parallelism,
+                           const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
-  // Eigen sizes blocks from a cost model: bytes moved count for little here,
-  // compute cycles are what the caller estimated.
-  const Eigen::TensorOpCost cost(0, 0, static_cast<double>(cost_per_unit));
-  impl_->device.parallelFor(
-      total, cost,
-      [&fn](Eigen::Index first, Eigen::Index last) { fn(first, last); });
+  const int helpers = std::min(max_parallelism, NumThreads()) - 1;
+  if (helpers <= 0 || block_size >= total) {
+    fn(0, total);
+    return;
+  }
+  absl::call_once(impl_->helpers_once, [this] {
+    impl_->helpers =
+        std::make_unique<internal::ParallelForWorkers>(name_, NumThreads() - 1);
+  });
+  impl_->helpers->RunBlocks(total, block_size, helpers, fn);
+}
+
+ThreadPool* ThreadPool::FromEigenDevice(const Eigen::ThreadPoolDevice& device) {
+  const auto* pool = dynamic_cast<const OwnedEigenPool*>(device.getPool());
+  return pool != nullptr ? pool->owner() : nullptr;
 }
 
 Eigen::ThreadPoolInterface* ThreadPool::AsEigenThreadPool() const {

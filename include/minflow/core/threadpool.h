@@ -30,10 +30,21 @@ class ThreadPool {
   // Index of the calling thread in this pool, or -1 outside it.
   int CurrentThreadId() const;
   // Runs fn(first, last) over [0, total) split into blocks sized from
-  // `cost_per_unit` (roughly, cycles per element), on the pool and the
-  // calling thread; returns when all are done.
+  // `cost_per_unit` (roughly, cycles per element), on the calling thread
+  // and up to NumThreads() - 1 helpers; returns when all are done.
   void ParallelFor(int64_t total, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
+  // Runs fn(first, last) for each block of `block_size` units of
+  // [0, total), on the calling thread and up to max_parallelism - 1 of
+  // NumThreads() - 1 helper threads, which take blocks as they come free
+  // and spin briefly between loops (Note [Caller-joined parallel loops] in
+  // src/core/parallel_for_workers.h); returns when all are done. `fn` must
+  // be safe to call concurrently on disjoint ranges.
+  void RunBlocks(int64_t total, int64_t block_size, int max_parallelism,
+                 const std::function<void(int64_t, int64_t)>& fn);
+
+  // The pool whose eigen_device() `device` is, or null for another device.
+  static ThreadPool* FromEigenDevice(const Eigen::ThreadPoolDevice& device);
 
   Eigen::ThreadPoolInterface* AsEigenThreadPool() const;
   // An Eigen device that evaluates tensor expressions on this pool.

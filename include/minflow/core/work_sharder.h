@@ -19,4 +19,9 @@ void Shard(int max_parallelism, thread::ThreadPool* workers, int64_t total,
            int64_t cost_per_unit,
            const std::function<void(int64_t, int64_t)>& work);
 
+// The block size Shard uses for these arguments: `total` when the work
+// should run whole on the caller.
+int64_t ShardBlockSize(int max_parallelism, int64_t total,
+                       int64_t cost_per_unit);
+
 }  // namespace minflow
