@@ -474,12 +474,34 @@ struct logical_or : base<bool, logical_or_op> {};
 
 // --- Evaluation on a device.
 
+}  // namespace functor
+
+namespace internal {
+// dst.device(d) = expr on the intra-op pool with the caller taking blocks;
+// defined in cpu_parallel_eval.h, which every CPU translation unit that
+// evaluates these functors includes (nvcc never instantiates it).
+template <typename Dst, typename Expr>
+void AssignOnCpu(const Eigen::ThreadPoolDevice& d, Dst dst, const Expr& expr);
+}  // namespace internal
+
+namespace functor {
+
+// dst.device(d) = expr, through AssignOnCpu on the CPU.
+template <typename Device, typename Dst, typename Expr>
+void Assign(const Device& d, Dst dst, const Expr& expr) {
+  if constexpr (std::is_same<Device, Eigen::ThreadPoolDevice>::value) {
+    ::minflow::internal::AssignOnCpu(d, dst, expr);
+  } else {
+    dst.device(d) = expr;
+  }
+}
+
 template <typename Device, typename Functor>
 struct UnaryFunctor {
   void operator()(const Device& d,
                   typename TTypes<typename Functor::out_type>::Flat out,
                   typename TTypes<typename Functor::in_type>::ConstFlat in) {
-    out.device(d) = Functor::Expr(in);
+    Assign(d, out, Functor::Expr(in));
   }
 };
 
@@ -493,19 +515,19 @@ struct BinaryFunctor {
   void operator()(const Device& d, typename TTypes<Tout>::Flat out,
                   typename TTypes<Tin>::ConstFlat in0,
                   typename TTypes<Tin>::ConstFlat in1) {
-    out.device(d) = in0.binaryExpr(in1, F());
+    Assign(d, out, in0.binaryExpr(in1, F()));
   }
   // scalar op tensor.
   void Left(const Device& d, typename TTypes<Tout>::Flat out,
             typename TTypes<Tin>::ConstScalar scalar,
             typename TTypes<Tin>::ConstFlat in) {
-    out.device(d) = in.unaryExpr(scalar_left<Tout, Tin, F>(scalar.data()));
+    Assign(d, out, in.unaryExpr(scalar_left<Tout, Tin, F>(scalar.data())));
   }
   // tensor op scalar.
   void Right(const Device& d, typename TTypes<Tout>::Flat out,
              typename TTypes<Tin>::ConstFlat in,
              typename TTypes<Tin>::ConstScalar scalar) {
-    out.device(d) = in.unaryExpr(scalar_right<Tout, Tin, F>(scalar.data()));
+    Assign(d, out, in.unaryExpr(scalar_right<Tout, Tin, F>(scalar.data())));
   }
   // Both broadcast to `out`'s shape (Eigen checks isCopy at run time, so
   // an all-ones `bcast` costs a branch, not a second instantiation).

@@ -19,13 +19,15 @@ namespace internal {
 // is bound by reading the matrix, so the output columns are split over the
 // pool instead: each thread reads its own columns' part of the matrix once,
 // and a fused epilogue runs on each slice as soon as it is written. Only a
-// matrix of kMinShardedGemvElements or more is split: handing half of a
-// smaller one to a pool thread costs more than it saves on these machines
-// (784x512 at 2 threads: 36 us against 30 us on one; 2048x2048: 281 us
-// against 388 us; bench/README.md).
+// matrix of kMinShardedGemvElements or more is split. That was 1M while
+// the pool's threads slept between loops (784x512 at 2 threads: 36 us
+// split against 30 us whole); with helpers that spin between loops (Note
+// [Caller-joined parallel loops]) splitting pays from far smaller
+// matrices: mlp_b1 (784x512, 512x512) at 2 threads took 46.3 us with the
+// 1M limit and 34.6 us with 64K (peer harness, successive runs).
 constexpr int64_t kMinGemvColumns = 64;
 constexpr int64_t kMinGemvDepth = 32;
-constexpr int64_t kMinShardedGemvElements = int64_t{1} << 20;
+constexpr int64_t kMinShardedGemvElements = int64_t{1} << 16;
 
 // Whether a product of output shape [rows, n] over depth k takes the GEMV
 // path (split over the pool when the matrix is large enough).
