@@ -6,8 +6,6 @@
 #include <atomic>
 #include <chrono>
 
-#include "absl/synchronization/notification.h"
-
 namespace minflow {
 namespace thread {
 namespace internal {
@@ -46,7 +44,9 @@ struct ParallelForWorkers::Job {
       const int64_t first = block * block_size;
       (*fn)(first, std::min(total, first + block_size));
       if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == num_blocks) {
-        all_done.Notify();
+        std::lock_guard<std::mutex> lock(mu);
+        finished = true;
+        all_done.notify_all();
       }
     }
   }
@@ -57,7 +57,10 @@ struct ParallelForWorkers::Job {
   const int64_t num_blocks;
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
-  absl::Notification all_done;
+  // The caller sleeps on these when the last blocks take long.
+  std::mutex mu;
+  std::condition_variable all_done;
+  bool finished = false;  // guarded by mu
 };
 
 ParallelForWorkers::ParallelForWorkers(const std::string& name,
@@ -73,16 +76,16 @@ ParallelForWorkers::ParallelForWorkers(const std::string& name,
 
 ParallelForWorkers::~ParallelForWorkers() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    work_available_.SignalAll();
   }
+  work_available_.notify_all();
   for (std::thread& t : threads_) t.join();
 }
 
 std::shared_ptr<ParallelForWorkers::Job> ParallelForWorkers::TryPop() {
   if (queued_.load(std::memory_order_acquire) == 0) return nullptr;
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (queue_.empty()) return nullptr;
   std::shared_ptr<Job> job = std::move(queue_.front());
   queue_.pop_front();
@@ -107,10 +110,10 @@ void ParallelForWorkers::HelperLoop() {
     }
     std::shared_ptr<Job> job;
     {
-      absl::MutexLock lock(&mu_);
+      std::unique_lock<std::mutex> lock(mu_);
       while (queue_.empty() && !stopping_) {
         ++sleeping_;
-        work_available_.Wait(&mu_);
+        work_available_.wait(lock);
         --sleeping_;
       }
       if (queue_.empty()) return;  // stopping, with nothing left to help
@@ -139,21 +142,22 @@ void ParallelForWorkers::RunBlocks(
     return;
   }
   auto job = std::make_shared<Job>(&fn, total, block_size);
+  int to_wake = 0;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     for (int i = 0; i < helpers; ++i) queue_.push_back(job);
     queued_.fetch_add(helpers, std::memory_order_release);
-    for (int i = 0; i < std::min(helpers, sleeping_); ++i) {
-      work_available_.Signal();
-    }
+    to_wake = std::min(helpers, sleeping_);
   }
+  for (int i = 0; i < to_wake; ++i) work_available_.notify_one();
   job->Help();
   if (job->done.load(std::memory_order_acquire) == num_blocks) return;
   const auto give_up = std::chrono::steady_clock::now() + kCallerSpin;
   for (int i = 1; job->done.load(std::memory_order_acquire) < num_blocks; ++i) {
     CpuRelax();
     if (i % 64 == 0 && std::chrono::steady_clock::now() > give_up) {
-      job->all_done.WaitForNotification();
+      std::unique_lock<std::mutex> lock(job->mu);
+      job->all_done.wait(lock, [&job] { return job->finished; });
       return;
     }
   }

@@ -3,15 +3,16 @@
 // between jobs. See Note [Caller-joined parallel loops].
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "absl/synchronization/mutex.h"
 
 namespace minflow {
 namespace thread {
@@ -54,11 +55,13 @@ class ParallelForWorkers {
   // Pops a queued job, or null when there is none.
   std::shared_ptr<Job> TryPop();
 
-  absl::Mutex mu_;
-  absl::CondVar work_available_;
-  std::deque<std::shared_ptr<Job>> queue_ ABSL_GUARDED_BY(mu_);
-  int sleeping_ ABSL_GUARDED_BY(mu_) = 0;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // A standard mutex and condition variable, which ThreadSanitizer sees
+  // into (it cannot see into Debian's Abseil).
+  std::mutex mu_;
+  std::condition_variable work_available_;
+  std::deque<std::shared_ptr<Job>> queue_;  // guarded by mu_
+  int sleeping_ = 0;                        // guarded by mu_
+  bool stopping_ = false;                   // guarded by mu_
   // queue_.size(), read without the lock by spinning helpers.
   std::atomic<int> queued_{0};
   std::vector<std::thread> threads_;
