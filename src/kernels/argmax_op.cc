@@ -8,6 +8,7 @@
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_parallel_eval.h"
 #include "src/kernels/cwise_ops_common.h"
 
 namespace minflow {
@@ -104,8 +105,9 @@ class ArgOp : public OpKernel {
         static_cast<double>(std::min(inner, kChunk) * sizeof(Tout)),
         static_cast<double>(axis_size * std::min(inner, kChunk) * 2));
     using B = ArgBound<T, kMax>;
-    ctx->eigen_device<CPUDevice>().parallelFor(
-        outer * chunks, cost, [&](Eigen::Index begin, Eigen::Index end) {
+    internal::CpuParallelFor(
+        ctx->eigen_device<CPUDevice>(), outer * chunks, cost, 1,
+        [&](Eigen::Index begin, Eigen::Index end) {
           CompareType<T> best[kChunk];
           Tout best_index[kChunk];
           for (Eigen::Index u = begin; u < end; ++u) {

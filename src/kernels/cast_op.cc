@@ -11,6 +11,7 @@
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_parallel_eval.h"
 #include "src/kernels/cwise_ops_common.h"
 
 namespace minflow {
@@ -123,13 +124,14 @@ void CastLoop(const CPUDevice& d, const Tensor& in, Tensor* out) {
   const Src* src = in.base<const Src>();
   Dst* dst = out->base<Dst>();
   const int compute = kIsFloat<Src> || kIsFloat<Dst> ? 4 : 1;
-  d.parallelFor(in.NumElements(),
-                Eigen::TensorOpCost(sizeof(Src), sizeof(Dst), compute),
-                [&](Eigen::Index begin, Eigen::Index end) {
-                  for (Eigen::Index i = begin; i < end; ++i) {
-                    dst[i] = CastOne<Src, Dst, kTruncate>(src[i]);
-                  }
-                });
+  internal::CpuParallelFor(
+      d, in.NumElements(),
+      Eigen::TensorOpCost(sizeof(Src), sizeof(Dst), compute), 1,
+      [&](Eigen::Index begin, Eigen::Index end) {
+        for (Eigen::Index i = begin; i < end; ++i) {
+          dst[i] = CastOne<Src, Dst, kTruncate>(src[i]);
+        }
+      });
 }
 
 // The types Cast supports on the CPU.

@@ -482,6 +482,10 @@ namespace internal {
 // evaluates these functors includes (nvcc never instantiates it).
 template <typename Dst, typename Expr>
 void AssignOnCpu(const Eigen::ThreadPoolDevice& d, Dst dst, const Expr& expr);
+// d.parallelFor with the caller taking blocks; also in cpu_parallel_eval.h.
+template <typename Fn>
+void CpuParallelFor(const Eigen::ThreadPoolDevice& d, int64_t total,
+                    const Eigen::TensorOpCost& cost, int64_t align, Fn&& fn);
 }  // namespace internal
 
 namespace functor {

@@ -290,25 +290,26 @@ class BinaryOp : public BinaryOpShared {
     const bool y_inner_bcast = strides[1].back() == 0;
     const Eigen::TensorOpCost cost(2 * sizeof(Tin), sizeof(Tout),
                                    Eigen::internal::functor_traits<F>::Cost);
-    d.parallelFor(total, cost, [&](Eigen::Index begin, Eigen::Index end) {
-      const F f{};
-      ForEachBroadcastRun<2>(
-          dims, strides, begin, end,
-          [&](int64_t o, const std::array<int64_t, 2>& in, int64_t n) {
-            Tout* po = out + o;
-            const Tin* px = x + in[0];
-            const Tin* py = y + in[1];
-            if (x_inner_bcast) {
-              const Tin xs = *px;
-              for (int64_t k = 0; k < n; ++k) po[k] = f(xs, py[k]);
-            } else if (y_inner_bcast) {
-              const Tin ys = *py;
-              for (int64_t k = 0; k < n; ++k) po[k] = f(px[k], ys);
-            } else {
-              for (int64_t k = 0; k < n; ++k) po[k] = f(px[k], py[k]);
-            }
-          });
-    });
+    ::minflow::internal::CpuParallelFor(
+        d, total, cost, 1, [&](Eigen::Index begin, Eigen::Index end) {
+          const F f{};
+          ForEachBroadcastRun<2>(
+              dims, strides, begin, end,
+              [&](int64_t o, const std::array<int64_t, 2>& in, int64_t n) {
+                Tout* po = out + o;
+                const Tin* px = x + in[0];
+                const Tin* py = y + in[1];
+                if (x_inner_bcast) {
+                  const Tin xs = *px;
+                  for (int64_t k = 0; k < n; ++k) po[k] = f(xs, py[k]);
+                } else if (y_inner_bcast) {
+                  const Tin ys = *py;
+                  for (int64_t k = 0; k < n; ++k) po[k] = f(px[k], ys);
+                } else {
+                  for (int64_t k = 0; k < n; ++k) po[k] = f(px[k], py[k]);
+                }
+              });
+        });
   }
 
   // Eigen's broadcasting evaluators, for devices without a hand loop.

@@ -11,6 +11,7 @@
 #include "minflow/core/dtype_dispatch.h"
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_parallel_eval.h"
 #include "src/kernels/cwise_ops_common.h"
 #include "src/kernels/data_movement.h"
 
@@ -71,13 +72,15 @@ class SelectOp : public OpKernel {
       E* o = out->base<E>();
       Eigen::TensorOpCost cost = SelectCost(sizeof(E));
       cost *= static_cast<double>(row_size);
-      d.parallelFor(rows, cost, [&](Eigen::Index begin, Eigen::Index end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const E* src = (c[r] ? t : e) + r * row_size;
-          E* dst = o + r * row_size;
-          if (src != dst) CopyElements(dst, src, row_size);
-        }
-      });
+      internal::CpuParallelFor(d, rows, cost, 1,
+                               [&](Eigen::Index begin, Eigen::Index end) {
+                                 for (int64_t r = begin; r < end; ++r) {
+                                   const E* src = (c[r] ? t : e) + r * row_size;
+                                   E* dst = o + r * row_size;
+                                   if (src != dst)
+                                     CopyElements(dst, src, row_size);
+                                 }
+                               });
     });
   }
 
@@ -142,8 +145,8 @@ class SelectV2Op : public OpKernel {
       E* o = out->base<E>();
       // See Note [CPU broadcast loops]. A forwarded input has the output's
       // shape, so each element is read before it is overwritten.
-      d.parallelFor(
-          out->NumElements(), SelectCost(sizeof(E)),
+      internal::CpuParallelFor(
+          d, out->NumElements(), SelectCost(sizeof(E)), 1,
           [&](Eigen::Index begin, Eigen::Index end) {
             ForEachBroadcastRun<3>(
                 bcast.result_shape(), strides, begin, end,
