@@ -1,6 +1,9 @@
 #include "minflow/core/allocator.h"
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -141,6 +144,67 @@ TEST(AllocatorTest, StricterAlignmentIsHonouredFromTheCache) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % 64, 0u);
     a.DeallocateRaw(q, 3000);
   }
+}
+
+// The smaps entry of the mapping holding `address`, or "" if none does.
+std::string SmapsEntryOf(uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line, entry;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (line.find(':') > line.find(' ') &&
+        (header >> std::hex >> begin >> dash >> end) && dash == '-') {
+      if (inside) return entry;
+      inside = begin <= address && address < end;
+      entry.clear();
+    }
+    if (inside) entry += line + "\n";
+  }
+  return inside ? entry : "";
+}
+
+bool HasVmFlag(const std::string& entry, const std::string& flag) {
+  const size_t flags = entry.find("VmFlags:");
+  if (flags == std::string::npos) return false;
+  const size_t end = entry.find('\n', flags);
+  std::istringstream words(entry.substr(
+      flags + 8, end == std::string::npos ? end : end - (flags + 8)));
+  std::string word;
+  while (words >> word) {
+    if (word == flag) return true;
+  }
+  return false;
+}
+
+// Note [Huge pages for large buffers].
+TEST(AllocatorTest, LargeBuffersAskForHugePages) {
+  std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(setting, mode);
+  if (mode.empty()) {
+    GTEST_SKIP() << "no transparent huge pages in this kernel";
+  }
+  CpuAllocator allocator(/*bytes_limit=*/0, /*max_cached_bytes=*/0);
+  constexpr size_t kLarge = size_t{16} << 20, kSmall = size_t{1} << 20;
+  void* large = allocator.AllocateRaw(64, kLarge);
+  void* small = allocator.AllocateRaw(64, kSmall);
+  ASSERT_NE(large, nullptr);
+  ASSERT_NE(small, nullptr);
+  // Inside the large buffer, past its first 2 MiB page boundary.
+  const std::string large_entry =
+      SmapsEntryOf(reinterpret_cast<uintptr_t>(large) + (kLarge / 2));
+  ASSERT_NE(large_entry, "");
+  // "hg": the mapping was advised MADV_HUGEPAGE.
+  EXPECT_TRUE(HasVmFlag(large_entry, "hg")) << large_entry;
+  const std::string small_entry =
+      SmapsEntryOf(reinterpret_cast<uintptr_t>(small) + (kSmall / 2));
+  ASSERT_NE(small_entry, "");
+  EXPECT_FALSE(HasVmFlag(small_entry, "hg")) << small_entry;
+  allocator.DeallocateRaw(large, kLarge);
+  allocator.DeallocateRaw(small, kSmall);
 }
 
 TEST(AllocatorTest, CachedCountersAreThreadSafe) {
