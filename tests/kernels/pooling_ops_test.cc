@@ -299,6 +299,21 @@ TEST_F(PoolingOpsTest, MaxPoolOfUint8AndInt8) {
       *GetOutput(0), test::AsTensor<int8_t>({-1}, TensorShape({1, 1, 1, 1})));
 }
 
+// A NaN tap does not win a window, as in TensorFlow's Eigen reducer, which
+// starts at -inf and keeps the running max when a comparison is false; a
+// window of NaNs alone gives -inf. Two channels, so the vector loop runs.
+TEST_F(PoolingOpsTest, MaxPoolSkipsNaNTaps) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  MF_ASSERT_OK(
+      MakePool("MaxPool", DT_FLOAT, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"));
+  AddInputFromArray<float>(TensorShape({1, 2, 2, 2}),
+                           {nan, nan, 1.0f, nan, 3.0f, nan, 2.0f, nan});
+  MF_ASSERT_OK(RunOpKernel());
+  const Tensor& out = *GetOutput(0);
+  EXPECT_EQ(out.flat<float>()(0), 3.0f);
+  EXPECT_EQ(out.flat<float>()(1), -std::numeric_limits<float>::infinity());
+}
+
 TEST_F(PoolingOpsTest, AvgPoolSameDividesByTapsInsideTheImage) {
   // 2x2 input, 3x3 SAME window: every window holds all 4 values.
   MF_ASSERT_OK(
