@@ -3,9 +3,13 @@
 // (fused_matmul_op.cc). See Note [GEMV over the intra-op pool].
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "Eigen/Core"
+#include "minflow/core/threadpool.h"
 #include "minflow/core/work_sharder.h"
 #include "minflow/framework/op_kernel.h"
 
@@ -25,14 +29,89 @@ namespace internal {
 // [Caller-joined parallel loops]) splitting pays from far smaller
 // matrices: mlp_b1 (784x512, 512x512) at 2 threads took 46.3 us with the
 // 1M limit and 34.6 us with 64K (peer harness, successive runs).
+//
+// Narrower products (a classifier's last layer: cnn_small's 16384x10) are
+// split over the depth instead, each thread summing its rows of B into
+// partial outputs that are added at the end; see NarrowGemvRows.
 constexpr int64_t kMinGemvColumns = 64;
 constexpr int64_t kMinGemvDepth = 32;
+constexpr int64_t kMinNarrowGemvDepth = 256;
 constexpr int64_t kMinShardedGemvElements = int64_t{1} << 16;
 
 // Whether a product of output shape [rows, n] over depth k takes the GEMV
 // path (split over the pool when the matrix is large enough).
 inline bool UseShardedGemv(int64_t rows, int64_t n, int64_t k) {
-  return rows == 1 && n >= kMinGemvColumns && k >= kMinGemvDepth;
+  return rows == 1 && n >= 1 &&
+         (n >= kMinGemvColumns ? k >= kMinGemvDepth : k >= kMinNarrowGemvDepth);
+}
+
+// y[0, n) += sum over r in [first, last) of a[r] * b[r, 0, n), b being
+// [k, n] row-major with n < kMinGemvColumns. Eigen's GEMV spends several
+// cycles a row on so few columns; here each row is read as kChunks
+// 16-float vectors (one FMA each, two rows in flight). A vector may run
+// past its row into the next one: those lanes are never added to y, and
+// the last rows, whose vectors would run past b, go one column at a time.
+template <int kChunks>
+void NarrowGemvRows(const float* a, const float* b, int64_t n, int64_t k,
+                    int64_t first, int64_t last, float* y) {
+  constexpr int kLanes = 16;
+  constexpr int64_t kWidth = kChunks * kLanes;
+  // Row r's vectors stay inside b while r * n + kWidth <= k * n.
+  const int64_t vector_rows =
+      k * n >= kWidth ? std::min(last, (k * n - kWidth) / n + 1) : first;
+  float acc[2][kWidth] = {};
+  int64_t r = first;
+  for (; r + 1 < vector_rows; r += 2) {
+    const float a0 = a[r], a1 = a[r + 1];
+    const float* b0 = b + r * n;
+    const float* b1 = b0 + n;
+    for (int l = 0; l < kWidth; ++l) {
+      acc[0][l] += a0 * b0[l];
+      acc[1][l] += a1 * b1[l];
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) y[j] += acc[0][j] + acc[1][j];
+  for (; r < last; ++r) {
+    const float* row = b + r * n;
+    for (int64_t j = 0; j < n; ++j) y[j] += a[r] * row[j];
+  }
+}
+
+// y = a * b for a narrow b (see NarrowGemvRows), the depth split over the
+// pool when there is enough of it.
+inline void NarrowGemv(OpKernelContext* ctx, const float* a, int64_t k,
+                       const float* b, int64_t n, float* y) {
+  auto rows = [a, b, n, k](int64_t first, int64_t last, float* partial) {
+    switch ((n + 15) / 16) {
+      case 1:
+        return NarrowGemvRows<1>(a, b, n, k, first, last, partial);
+      case 2:
+        return NarrowGemvRows<2>(a, b, n, k, first, last, partial);
+      case 3:
+        return NarrowGemvRows<3>(a, b, n, k, first, last, partial);
+      default:
+        return NarrowGemvRows<4>(a, b, n, k, first, last, partial);
+    }
+  };
+  std::fill(y, y + n, 0.0f);
+  const auto* workers = ctx->device()->tensorflow_cpu_worker_threads();
+  const int64_t block =
+      k * n < kMinShardedGemvElements
+          ? k
+          : ShardBlockSize(workers->num_threads, k, /*cost_per_unit=*/2 * n);
+  if (block >= k) {
+    rows(0, k, y);
+    return;
+  }
+  const int64_t num_blocks = (k + block - 1) / block;
+  std::vector<float> partials(num_blocks * n, 0.0f);
+  workers->workers->RunBlocks(
+      k, block, workers->num_threads, [&](int64_t first, int64_t last) {
+        rows(first, last, partials.data() + first / block * n);
+      });
+  for (int64_t i = 0; i < num_blocks; ++i) {
+    for (int64_t j = 0; j < n; ++j) y[j] += partials[i * n + j];
+  }
 }
 
 struct NoOpGemvSliceKernel {
@@ -65,6 +144,17 @@ void ShardedGemv(OpKernelContext* ctx, const T* a, int64_t k, const T* b,
     }
     slice_kernel(out, start, limit);
   };
+  if (n < kMinGemvColumns) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (!transpose_b) {
+        NarrowGemv(ctx, a, k, b, n, out);
+        slice_kernel(out, 0, n);
+        return;
+      }
+    }
+    work(0, n);
+    return;
+  }
   if (k * n < kMinShardedGemvElements) {
     work(0, n);
     return;

@@ -122,6 +122,23 @@ TEST_F(MatMulOpTest, OneRowIsAGemvAndCorrect) {
   }
 }
 
+TEST_F(MatMulOpTest, NarrowOneRowProductsSplitTheDepth) {
+  // Note [GEMV over the intra-op pool]: fewer columns than kMinGemvColumns,
+  // one to four 16-float vectors a row, with the depth split over the test
+  // device's two threads from 64K matrix elements on; the last rows, whose
+  // vectors would run past b, go column by column.
+  const int64_t shapes[][2] = {{256, 1},   {300, 10},  {16384, 10}, {3000, 16},
+                               {4099, 17}, {5000, 40}, {2000, 63},  {257, 33}};
+  for (const auto& s : shapes) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        CheckAgainstReference<float>(1, s[0], s[1], ta, tb);
+      }
+    }
+  }
+  CheckAgainstReference<double>(1, 4096, 10, false, false);
+}
+
 TEST_F(MatMulOpTest, SmallKnownProduct) {
   MF_ASSERT_OK(MakeMatMul(DT_FLOAT, false, false));
   AddInputFromArray<float>(TensorShape({2, 3}), {1, 2, 3, 4, 5, 6});
