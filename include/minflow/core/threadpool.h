@@ -1,5 +1,8 @@
-// Thread pools over Eigen's non-blocking pool, shared by the executor, Eigen
-// expressions (through ThreadPoolDevice) and Shard().
+// Thread pools: Eigen's non-blocking pool for Schedule (the executor) and
+// for Eigen expressions through ThreadPoolDevice, and NumThreads() - 1
+// helper threads, made on first use, for the parallel loops of Shard(),
+// ParallelFor and RunBlocks, in which the calling thread takes blocks too
+// (Note [Caller-joined parallel loops] in src/core/parallel_for_workers.h).
 #pragma once
 
 #include <cstdint>
