@@ -195,10 +195,15 @@ class PoolingOpsTest : public test::OpsTestBase {
     cases.push_back({{2, 3, 3, 2}, 5, 5, 1, 1, "SAME"});  // big window
     cases.push_back({{1, 9, 11, 5}, 2, 3, 1, 2});         // non-square
     cases.push_back({{1, 9, 11, 5}, 3, 2, 3, 1, "SAME"});
+    // Channel counts of real layers, a whole number of vectors wide.
+    cases.push_back({{2, 7, 9, 16}, 3, 3, 2, 2, "SAME"});
+    cases.push_back({{1, 6, 6, 32}, 2, 2, 2, 2});
     if (with_explicit) {
       // The first output row's window lies wholly in the padding.
       cases.push_back(
           {{1, 5, 5, 2}, 2, 2, 1, 2, "EXPLICIT", {0, 0, 3, 1, 0, 2, 0, 0}});
+      cases.push_back(
+          {{1, 5, 5, 16}, 2, 2, 1, 2, "EXPLICIT", {0, 0, 3, 1, 0, 2, 0, 0}});
     }
     return cases;
   }
@@ -312,6 +317,22 @@ TEST_F(PoolingOpsTest, MaxPoolSkipsNaNTaps) {
   const Tensor& out = *GetOutput(0);
   EXPECT_EQ(out.flat<float>()(0), 3.0f);
   EXPECT_EQ(out.flat<float>()(1), -std::numeric_limits<float>::infinity());
+
+  // The same with 16 channels, a whole vector wide.
+  MF_ASSERT_OK(
+      MakePool("MaxPool", DT_FLOAT, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"));
+  std::vector<float> input(4 * 16, 0.5f);
+  const float channel0[4] = {nan, 1.0f, 3.0f, 2.0f};
+  for (int tap = 0; tap < 4; ++tap) {
+    input[tap * 16] = channel0[tap];
+    input[tap * 16 + 1] = nan;
+  }
+  AddInputFromArray<float>(TensorShape({1, 2, 2, 16}), input);
+  MF_ASSERT_OK(RunOpKernel());
+  const Tensor& out16 = *GetOutput(0);
+  EXPECT_EQ(out16.flat<float>()(0), 3.0f);
+  EXPECT_EQ(out16.flat<float>()(1), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(out16.flat<float>()(2), 0.5f);
 }
 
 TEST_F(PoolingOpsTest, AvgPoolSameDividesByTapsInsideTheImage) {
