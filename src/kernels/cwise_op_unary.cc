@@ -7,9 +7,9 @@
 
 #include "minflow/framework/op_kernel.h"
 #include "minflow/framework/register_types.h"
+#include "src/kernels/cpu_parallel_eval.h"
 #include "src/kernels/cwise_op_functor.h"
 #include "src/kernels/cwise_op_math_functor.h"
-#include "src/kernels/cpu_parallel_eval.h"
 #include "src/kernels/cwise_ops_common.h"
 #include "src/kernels/relu_op_functor.h"
 
