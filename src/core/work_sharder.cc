@@ -10,17 +10,6 @@ namespace {
 // Below this many cycles a block is not worth handing to another thread.
 constexpr int64_t kMinCostPerShard = 10000;
 
-// Note [Waiting for shards]
-// A thread that sleeps takes tens of microseconds to wake on these
-// machines (a Shard of 4.6 us of work over two threads took 39 us when the
-// caller slept in a BlockingCounter until the worker's block was done:
-// core_bench's BM_Shard/65536/2). Kernels shard many small pieces (a
-// convolution shards each tile's product), so the caller, whose own block
-// ends about when the workers' do, spins on the count for a short while
-// and sleeps only when the others take longer than that. At 2 intra-op
-// threads this made cnn_small 1.3x and mlp_b64 1.2x faster. The spin is
-// kCallerSpin in parallel_for_workers.cc.
-
 }  // namespace
 
 int64_t ShardBlockSize(int max_parallelism, int64_t total,
@@ -49,7 +38,7 @@ void Shard(int max_parallelism, thread::ThreadPool* workers, int64_t total,
     return;
   }
   // The caller takes blocks too and waits for the helpers' last ones
-  // (Note [Waiting for shards]).
+  // (Note [Waiting for shards] in parallel_for_workers.cc).
   workers->RunBlocks(total, block_size, max_parallelism, work);
 }
 
