@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Eigen/Core"
+#include "bench/memcpy_reference.h"
 #include "benchmark/benchmark.h"
 #include "minflow/core/tensor.h"
 #include "minflow/framework/device.h"
@@ -90,6 +91,21 @@ void BM_Conv2D(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv2D)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
 
+// cnn_small's first layer (peer harness): [1,64,64,3] x [3,3,3,32] SAME,
+// 27-value patches.
+void BM_Conv2DThreeChannels(benchmark::State& state) {
+  RunKernel(state, WindowNode("Conv2D", "SAME", {1, 1, 1, 1}),
+            static_cast<int>(state.range(0)),
+            {RandomFloats(TensorShape({1, 64, 64, 3})),
+             RandomFloats(TensorShape({3, 3, 3, 32}))},
+            2.0 * 64 * 64 * 32 * 27);
+}
+BENCHMARK(BM_Conv2DThreeChannels)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime();
+
 // Reference: the [4096, 288] x [288, 64] GEMM alone, one thread.
 void BM_Reference_EigenGemmOfConv2D(benchmark::State& state) {
   using RowMatrix =
@@ -165,6 +181,37 @@ void BM_MaxPool(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * 112 * 112 * 64 * 4);
 }
 BENCHMARK(BM_MaxPool)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+// cnn_small's 2x2 stride-2 pools (peer harness): [1,64,64,32] and
+// [1,32,32,64]. Args: input rows (= columns), channels, threads.
+void BM_MaxPoolCnnSmall(benchmark::State& state) {
+  const int64_t rows = state.range(0), depth = state.range(1);
+  NodeDef node = WindowNode("MaxPool", "VALID", {1, 2, 2, 1});
+  AddNodeAttr("ksize", absl::Span<const int64_t>({1, 2, 2, 1}), &node);
+  RunKernel(state, node, static_cast<int>(state.range(2)),
+            {RandomFloats(TensorShape({1, rows, rows, depth}))},
+            rows * rows * depth);
+  state.SetBytesProcessed(state.iterations() * rows * rows * depth * 4);
+}
+BENCHMARK(BM_MaxPoolCnnSmall)
+    ->ArgNames({"rows", "depth", "threads"})
+    ->Args({64, 32, 1})
+    ->Args({32, 64, 1})
+    ->Args({64, 32, 2})
+    ->UseRealTime();
+
+// pool1's input bytes copied on the same threads: what reading it once and
+// writing it once costs (a 2x2 pool writes a quarter). Arg: threads.
+void BM_MaxPoolCnnSmallMemcpy(benchmark::State& state) {
+  constexpr int64_t kBytes = 64 * 64 * 32 * sizeof(float);
+  bench::ReferenceMemcpy(state, kBytes);
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_MaxPoolCnnSmallMemcpy)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace minflow

@@ -61,6 +61,9 @@ struct NodeItem {
   int out_count = 0;
   int initial_pending = 0;
   bool expensive = false;
+  // A Const's value: handed out without running the kernel (Note
+  // [Constants without a context]).
+  const Tensor* const_value = nullptr;
   DataType arg_type = DT_INVALID;
   // Control flow (Note [Control flow]): unused when the graph has none.
   int frame = 0;         // the node's static frame
@@ -644,6 +647,23 @@ void ProcessNode(StepState* s, const TaggedNode& t, ReadyList* ready) {
         PropagateControlFlow(s, t, absl::MakeSpan(outs), true, ready);
         return;
       }
+      // Note [Constants without a context]
+      // A Const's kernel only hands out the tensor it decoded when it was
+      // made, so the executor hands it out itself: building a kernel
+      // context for it cost as much as a cheap arithmetic node (a graph has
+      // a Const per weight). Traced steps still run the kernel, so that
+      // profiles list it.
+      if (item.const_value != nullptr && s->args.step_stats == nullptr) {
+        Tensor value = *item.const_value;
+        if (control_flow) {
+          outs[0] = std::move(value);
+          PropagateControlFlow(s, t, absl::MakeSpan(outs), false, ready);
+          return;
+        }
+        Propagate(
+            s, item, [&](int) -> Tensor& { return value; }, ready);
+        return;
+      }
       // The kernel reads its inputs in their slots; each slot is this
       // node's alone, so a kernel may forward an input in place, and the
       // slots are emptied when it is done (Note [Executor items]). A
@@ -931,6 +951,9 @@ Status Executor::Create(const ExecutorOptions& options,
       return errors::AttachNodeContext(s, n->name(), n->type_string());
     }
     item.expensive = item.kernel->IsExpensive();
+    if (item.kernel->num_outputs() == 1) {
+      item.const_value = item.kernel->const_tensor();
+    }
   }
 
   for (size_t i = 0; i < order.size(); ++i) {

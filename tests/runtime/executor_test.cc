@@ -39,6 +39,30 @@ using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
 
 REGISTER_OP("ExecTestNoKernel").Input("x: float").Output("y: float");
+REGISTER_OP("ExecTestHeldConst").Output("y: float");
+
+// How many times ExecTestHeldConst's Compute ran.
+std::atomic<int> g_held_const_computes{0};
+
+// A constant that says so (const_tensor), as Const does, and counts the
+// times it is run anyway.
+class HeldConstOp : public OpKernel {
+ public:
+  explicit HeldConstOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), value_(DT_FLOAT, TensorShape({1})) {
+    value_.flat<float>()(0) = 5;
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ++g_held_const_computes;
+    ctx->set_output(0, value_);
+  }
+  const Tensor* const_tensor() const override { return &value_; }
+
+ private:
+  Tensor value_;
+};
+REGISTER_KERNEL_BUILDER(Name("ExecTestHeldConst").Device(DEVICE_CPU),
+                        HeldConstOp);
 
 // out0 = (x + 1) + 1 (c), out1 = x + 1.
 constexpr char kGraph[] = R"pb(
@@ -473,6 +497,74 @@ TEST_F(ExecutorTest, StepStatsRecordEveryKernel) {
   // Kernels only: the _Arg and _Retval endpoints are not kernels.
   EXPECT_THAT(names, UnorderedElementsAre("c", "l", "sum"));
   EXPECT_EQ(dev.node_stats_size(), 3);
+}
+
+// Note [Constants without a context]: an untraced step hands a constant's
+// tensor on without running its kernel; a traced one runs it, so that the
+// trace lists it.
+TEST_F(ExecutorTest, ConstantsAreHandedOutWithoutRunningTheirKernel) {
+  std::unique_ptr<Executor> executor =
+      MustCreate(R"pb(
+                   node { name: "c" op: "ExecTestHeldConst" }
+                   node { name: "l" op: "ExecTestAddOne" input: "c" }
+                   node {
+                     name: "out0"
+                     op: "_Retval"
+                     input: "c"
+                     attr {
+                       key: "T"
+                       value { type: DT_FLOAT }
+                     }
+                     attr {
+                       key: "index"
+                       value { i: 0 }
+                     }
+                   }
+                   node {
+                     name: "out1"
+                     op: "_Retval"
+                     input: "l"
+                     attr {
+                       key: "T"
+                       value { type: DT_FLOAT }
+                     }
+                     attr {
+                       key: "index"
+                       value { i: 1 }
+                     }
+                   }
+                 )pb",
+                 &pool_);
+  ASSERT_NE(executor, nullptr);
+  g_held_const_computes = 0;
+  const void* first_buffer = nullptr;
+  for (int run = 0; run < 2; ++run) {
+    CallFrame frame;
+    Executor::Args args;
+    args.call_frame = &frame;
+    MF_ASSERT_OK(executor->Run(args));
+    ASSERT_EQ(frame.retvals.size(), 2u);
+    EXPECT_EQ(Value(frame.retvals[0]), 5);
+    EXPECT_EQ(Value(frame.retvals[1]), 6);
+    // The kernel's own tensor, every run.
+    if (run == 0) first_buffer = frame.retvals[0].data();
+    EXPECT_EQ(frame.retvals[0].data(), first_buffer);
+  }
+  EXPECT_EQ(g_held_const_computes, 0);
+
+  CallFrame frame;
+  StepStats stats;
+  Executor::Args args;
+  args.call_frame = &frame;
+  args.step_stats = &stats;
+  MF_ASSERT_OK(executor->Run(args));
+  EXPECT_EQ(g_held_const_computes, 1);
+  EXPECT_EQ(Value(frame.retvals[1]), 6);
+  std::set<std::string> names;
+  for (const NodeExecStats& ns : stats.dev_stats(0).node_stats()) {
+    names.insert(ns.node_name());
+  }
+  EXPECT_THAT(names, UnorderedElementsAre("c", "l"));
 }
 
 }  // namespace
