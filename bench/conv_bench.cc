@@ -106,6 +106,26 @@ BENCHMARK(BM_Conv2DThreeChannels)
     ->Arg(2)
     ->UseRealTime();
 
+// ResNet-50's deepest 3x3 layer at batch 1, [1,7,7,512] x [3,3,512,512]
+// (9 MiB of filter), with the filter marked as a Const's (the
+// constant_filters pass; its reordered copy is kept) and unmarked
+// (reordered on every call). Args: marked, threads.
+void BM_Conv2DDeepLayer(benchmark::State& state) {
+  NodeDef node = WindowNode("Conv2D", "SAME", {1, 1, 1, 1});
+  AddNodeAttr("_is_filter_const", state.range(0) != 0, &node);
+  RunKernel(state, node, static_cast<int>(state.range(1)),
+            {RandomFloats(TensorShape({1, 7, 7, 512})),
+             RandomFloats(TensorShape({3, 3, 512, 512}))},
+            2.0 * 7 * 7 * 512 * 9 * 512);
+}
+BENCHMARK(BM_Conv2DDeepLayer)
+    ->ArgNames({"marked", "threads"})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({0, 2})
+    ->Args({1, 2})
+    ->UseRealTime();
+
 // Reference: the [4096, 288] x [288, 64] GEMM alone, one thread.
 void BM_Reference_EigenGemmOfConv2D(benchmark::State& state) {
   using RowMatrix =

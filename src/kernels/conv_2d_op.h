@@ -11,6 +11,7 @@
 #include "Eigen/Core"
 #include "absl/synchronization/mutex.h"
 #include "minflow/core/work_sharder.h"
+#include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
 #include "src/kernels/cpu_conv_library.h"
@@ -93,6 +94,14 @@ void Im2Col(const Conv2DDimensions& d, int64_t groups, int64_t g,
   }
 }
 
+// Whether the constant_filters pass marked the node: its filter is a
+// Const's value (Note [Marking constant filters]).
+inline bool FilterIsConst(OpKernelConstruction* ctx) {
+  bool marked = false;
+  return TryGetNodeAttr(AttrSlice(ctx->def()), "_is_filter_const", &marked) &&
+         marked;
+}
+
 // The hook of a plain Conv2D: nothing to do after a tile.
 template <typename T>
 struct NoOpConv2DOutputKernel {
@@ -107,11 +116,14 @@ struct NoOpConv2DOutputKernel {
 //
 // `library_epilogue`, when it has a bias, is what `output_kernel` computes,
 // for oneDNN to apply in its place (Note [CPU convolution library]).
+// `constant_filter`, for a filter that is a Const's value, lets oneDNN's
+// reordered copy of it be kept (Note [Reordered constant filters]).
 template <typename T, typename OutputKernel = NoOpConv2DOutputKernel<T>>
 Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                     const T* input, const T* filter, T* output,
                     const OutputKernel& output_kernel = OutputKernel(),
-                    const LibraryConvEpilogue& library_epilogue = {}) {
+                    const LibraryConvEpilogue& library_epilogue = {},
+                    const ConstantFilter& constant_filter = {}) {
   if constexpr (std::is_same_v<T, float>) {
     bool done = false;
     std::function<void(float*, int64_t)> after_pixels;
@@ -122,7 +134,8 @@ Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
       };
     }
     MF_RETURN_IF_ERROR(LibraryConv2D(ctx, d, input, filter, library_epilogue,
-                                     output, after_pixels, &done));
+                                     output, after_pixels, constant_filter,
+                                     &done));
     if (done) return OkStatus();
   }
   const int64_t groups =

@@ -337,11 +337,38 @@ bool Execute(
 
 }  // namespace
 
+const float* ReorderedFilterCache::Find(const Tensor& filter,
+                                        const void* layout) const {
+  absl::MutexLock lock(&mu_);
+  for (const auto& e : entries_) {
+    if (e->layout == layout && e->filter.data() == filter.data() &&
+        e->filter.shape() == filter.shape()) {
+      return e->reordered.base<const float>();
+    }
+  }
+  return nullptr;
+}
+
+const float* ReorderedFilterCache::Keep(const Tensor& filter,
+                                        const void* layout, Tensor* reordered) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& e : entries_) {
+    if (e->layout == layout && e->filter.data() == filter.data() &&
+        e->filter.shape() == filter.shape()) {
+      return e->reordered.base<const float>();
+    }
+  }
+  if (entries_.size() >= kMaxEntries) return nullptr;
+  entries_.push_back(
+      std::make_unique<Entry>(Entry{filter, layout, std::move(*reordered)}));
+  return entries_.back()->reordered.base<const float>();
+}
+
 Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                      const float* input, const float* filter,
                      const LibraryConvEpilogue& fused, float* output,
                      const std::function<void(float*, int64_t)>& after_pixels,
-                     bool* done) {
+                     const ConstantFilter& constant, bool* done) {
   *done = false;
   const Api* api = LoadApi();
   if (api == nullptr || d.patch_depth != d.in_depth) return OkStatus();
@@ -416,16 +443,35 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
       }
     }
     if (weights[part] != nullptr) continue;
+    const bool keep = constant.cache != nullptr;
+    if (keep) {
+      weights[part] = constant.cache->Find(*constant.filter, p.weights);
+      if (weights[part] != nullptr) continue;
+    }
+    const TensorShape shape({static_cast<int64_t>(
+        (p.weights_bytes + sizeof(float) - 1) / sizeof(float))});
     Tensor buffer;
-    MF_RETURN_IF_ERROR(ctx->allocate_temp(
-        DT_FLOAT,
-        TensorShape({static_cast<int64_t>(
-            (p.weights_bytes + sizeof(float) - 1) / sizeof(float))}),
-        &buffer));
+    if (keep) {
+      // Outlives the step: from the device, not the step's plan.
+      buffer = Tensor(ctx->device()->GetAllocator(AllocatorAttributes()),
+                      DT_FLOAT, shape);
+      if (!buffer.IsInitialized()) {
+        return errors::ResourceExhausted(
+            "Out of memory keeping a reordered convolution filter of ",
+            p.weights_bytes, " bytes");
+      }
+    } else {
+      MF_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, shape, &buffer));
+    }
     if (!Execute(*api, p.reorder,
                  {{kArgSrc, const_cast<float*>(filter), &p.filter},
                   {kArgDst, buffer.base<float>(), p.weights}})) {
       return OkStatus();
+    }
+    if (keep) {
+      weights[part] =
+          constant.cache->Keep(*constant.filter, p.weights, &buffer);
+      if (weights[part] != nullptr) continue;
     }
     weights[part] = buffer.base<const float>();
     reordered.push_back(std::move(buffer));

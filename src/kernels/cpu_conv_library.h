@@ -5,7 +5,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "minflow/core/tensor.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
 
@@ -26,7 +31,8 @@ namespace internal {
 // The primitive wants its weights in a blocked layout of its choosing; they
 // are reordered from HWIO on every call (about 1 us for 32x64 3x3 filters;
 // one pass over the filter, as sgemm's packing of it on every call was), so
-// no cached copy can go stale when a filter changes. Primitives are
+// no cached copy can go stale when a filter changes, unless the filter is
+// a Const's (Note [Reordered constant filters]). Primitives are
 // cached by geometry for the process. As with the GEMMs, each primitive
 // runs on one thread: the output rows of each image are split into as
 // many slices as the intra-op pool has threads (each slice a convolution of
@@ -41,19 +47,74 @@ struct LibraryConvEpilogue {
   LibraryActivation activation = LibraryActivation::kNone;
 };
 
+// Note [Reordered constant filters]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Reordering on every call costs what reading and writing the filter once
+// costs: little for cnn_small's 73 KiB (1-4 us), but 0.13-0.24 ms against
+// 2 ms of convolution for a 3x3x256x256 filter on 14x14 at batch 1, and
+// relatively more for deeper layers on smaller images. A convolution whose
+// filter is a Const on its device (the constant_filters pass marks it with
+// _is_filter_const: Note [Marking constant filters]) gets the same buffer,
+// with the same contents, on every run; its kernel keeps the reordered
+// copy in a ReorderedFilterCache, one per layout, made on the first run
+// from the device's allocator (not the step's memory plan) and freed with
+// the kernel. That holds a second copy of each such filter, as TensorFlow's
+// oneDNN kernels and ONNX Runtime's prepacked weights do. An entry holds a
+// reference to the filter's buffer, so the buffer's address cannot be
+// reused for other contents while the entry exists.
+class ReorderedFilterCache {
+ public:
+  ReorderedFilterCache() = default;
+  ReorderedFilterCache(const ReorderedFilterCache&) = delete;
+  ReorderedFilterCache& operator=(const ReorderedFilterCache&) = delete;
+
+  // The copy of `filter` kept for `layout` (an opaque key: the library's
+  // descriptor of the layout), or null.
+  const float* Find(const Tensor& filter, const void* layout) const;
+  // Keeps `*reordered` (taking it) as the copy of `filter` for `layout` and
+  // returns it, or the copy another thread kept first. Returns null, and
+  // leaves `*reordered` alone, when the cache already holds kMaxEntries.
+  const float* Keep(const Tensor& filter, const void* layout,
+                    Tensor* reordered);
+
+  // A kernel sees a few filter buffers (one per session that shares it)
+  // and a few layouts (one per geometry); past this, filters are reordered
+  // on every call.
+  static constexpr size_t kMaxEntries = 8;
+
+ private:
+  struct Entry {
+    Tensor filter;  // holds the buffer whose address is the key
+    const void* layout;
+    Tensor reordered;
+  };
+  mutable absl::Mutex mu_;
+  // Entries are never removed, so a pointer handed out stays valid for
+  // the cache's life.
+  std::vector<std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+// A filter that is a Const's value, with the kernel's cache for it; both
+// null for any other filter.
+struct ConstantFilter {
+  const Tensor* filter = nullptr;
+  ReorderedFilterCache* cache = nullptr;
+};
+
 // Computes output = conv2d(input, filter) for `d` (NHWC input and output,
 // HWIO filter), then `fused` where it has a bias, and calls
 // `after_pixels(rows, count)`, when given, on the thread that wrote them
 // for every slice of `count` output pixels starting at `rows`. Sets
 // `*done` to false, with nothing written, when the library is absent, the
 // convolution is grouped, or the library declines it; the caller then
-// computes it. Errors: the allocation of the reordered filter or of a
-// scratchpad failing.
+// computes it. `constant`, when set, is `filter`'s tensor and the cache
+// that keeps its reordered copies. Errors: the allocation of the reordered
+// filter or of a scratchpad failing.
 Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                      const float* input, const float* filter,
                      const LibraryConvEpilogue& fused, float* output,
                      const std::function<void(float*, int64_t)>& after_pixels,
-                     bool* done);
+                     const ConstantFilter& constant, bool* done);
 
 }  // namespace internal
 }  // namespace minflow

@@ -34,6 +34,7 @@ class FusedConv2DOp : public OpKernel {
  public:
   explicit FusedConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, InitConv2DParameters(ctx, &params_));
+    filter_is_const_ = internal::FilterIsConst(ctx);
     OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
                 errors::Unimplemented(
                     "The _FusedConv2D op currently only supports the NHWC "
@@ -107,16 +108,20 @@ class FusedConv2DOp : public OpKernel {
           break;
       }
     }
+    internal::ConstantFilter constant;
+    if (filter_is_const_) constant = {&filter, &filter_cache_};
     OP_REQUIRES_OK(ctx, internal::LaunchConv2D<T>(
                             ctx, d, input.base<const T>(),
                             filter.base<const T>(), output->base<T>(),
                             FusedConv2DOutputKernel<T>{&epilogue, d.out_depth},
-                            library_epilogue));
+                            library_epilogue, constant));
   }
 
  private:
   Conv2DParameters params_;
   FusedComputation fusion_;
+  bool filter_is_const_ = false;
+  internal::ReorderedFilterCache filter_cache_;
 };
 
 #define REGISTER_CPU(T)                                               \

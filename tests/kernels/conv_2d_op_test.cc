@@ -491,5 +491,35 @@ TEST_F(Conv2DOpTest, ReportsScratchThatCannotBeAllocated) {
   EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kResourceExhausted));
 }
 
+// A kernel marked by the constant_filters pass keeps oneDNN's reordered
+// copy of each filter buffer it sees (Note [Reordered constant filters]).
+// Each run here brings a new buffer with new values, past the cache's
+// bound: every result must still be that run's own convolution.
+TEST_F(Conv2DOpTest, MarkedConstFilterGivesEachFilterBuffersOwnResult) {
+  const ConvCase c{{1, 12, 12, 8}, {3, 3, 8, 16}, 1, 1, 1, 1, "SAME"};
+  MakeNode("Conv2D")
+      .Input(DT_FLOAT)
+      .Input(DT_FLOAT)
+      .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+      .Attr("padding", c.padding)
+      .Attr("_is_filter_const", true);
+  MF_ASSERT_OK(MakeOp());
+  const Tensor input = test::RandomTensor<float>(TensorShape(c.input), 7);
+  for (int run = 0; run < 12; ++run) {
+    SCOPED_TRACE(run);
+    const Tensor filter =
+        test::RandomTensor<float>(TensorShape(c.filter), 20 + run % 5);
+    ClearInputs();
+    AddInputTensor(input);
+    AddInputTensor(filter);
+    MF_ASSERT_OK(RunOpKernel());
+    TensorShape shape;
+    const std::vector<double> ref =
+        ReferenceConv<float>(c, input, filter, &shape);
+    test::ExpectNearReference<float>(*GetOutput(0), shape, ref,
+                                     test::SumTolerance<float>(3 * 3 * 8));
+  }
+}
+
 }  // namespace
 }  // namespace minflow

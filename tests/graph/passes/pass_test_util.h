@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "minflow/core/logging.h"
+#include "minflow/framework/device.h"
 #include "minflow/graph.pb.h"
 #include "minflow/graph/graph_pipeline.h"
+#include "minflow/runtime/device_factory.h"
+#include "minflow/runtime/session.h"
 
 namespace minflow {
 namespace test {
@@ -33,6 +36,27 @@ inline PreparedSignature PrepareSignature(
   options.passes = passes;
   MF_CHECK_OK(p.pipeline->PrepareForSignature(feeds, fetches, targets, options,
                                               &p.graph));
+  return p;
+}
+
+// As PrepareSignature, placed on the devices a default session has, so that
+// the post-placement passes run too.
+struct PlacedSignature {
+  std::vector<std::unique_ptr<Device>> devices;
+  PreparedSignature prepared;
+};
+inline PlacedSignature PrepareSignatureOnDevices(
+    const GraphDef& graph, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches, const PassSelection& passes) {
+  PlacedSignature p;
+  MF_CHECK_OK(CreateDevices(SessionOptions(), &p.devices));
+  MF_CHECK_OK(GraphPipeline::Prepare(graph, GraphPipelineOptions(),
+                                     &p.prepared.pipeline));
+  SignatureOptions options;
+  options.passes = passes;
+  for (const auto& d : p.devices) options.devices.push_back(d.get());
+  MF_CHECK_OK(p.prepared.pipeline->PrepareForSignature(
+      feeds, fetches, {}, options, &p.prepared.graph));
   return p;
 }
 

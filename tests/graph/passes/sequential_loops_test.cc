@@ -18,6 +18,7 @@
 #include "minflow/graph/graph_pipeline.h"
 #include "minflow/runtime/device_factory.h"
 #include "minflow/runtime/session.h"
+#include "tests/graph/passes/pass_test_util.h"
 #include "tests/testlib/status_matchers.h"
 #include "tests/testlib/tf1_graph_builder.h"
 
@@ -38,17 +39,10 @@ struct Counts {
 Counts PrepareAndCount(const GraphDef& graph,
                        const std::vector<std::string>& feeds,
                        const std::vector<std::string>& fetches) {
-  std::vector<std::unique_ptr<Device>> devices;
-  MF_CHECK_OK(CreateDevices(SessionOptions(), &devices));
-  std::unique_ptr<GraphPipeline> pipeline;
-  MF_CHECK_OK(GraphPipeline::Prepare(graph, GraphPipelineOptions(), &pipeline));
-  SignatureOptions options;
-  for (const auto& d : devices) options.devices.push_back(d.get());
-  PreparedGraph prepared;
-  MF_CHECK_OK(
-      pipeline->PrepareForSignature(feeds, fetches, {}, options, &prepared));
+  const test::PlacedSignature placed =
+      test::PrepareSignatureOnDevices(graph, feeds, fetches, PassSelection());
   Counts counts;
-  for (const Node* n : prepared.graph->nodes()) {
+  for (const Node* n : placed.prepared.graph.graph->nodes()) {
     const std::string& op = n->type_string();
     counts.sequential_loops += op == "_SequentialLoop";
     counts.frame_nodes += op == "Enter" || op == "Merge" || op == "Switch" ||
