@@ -13,7 +13,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "minflow/core/threadpool.h"
 #include "minflow/core/work_sharder.h"
@@ -61,20 +67,134 @@ void CpuParallelFor(const Eigen::ThreadPoolDevice& d, int64_t total,
                   [&fn](int64_t first, int64_t last) { fn(first, last); });
 }
 
-// dst.device(d) = expr, with the blocks evaluated by CpuParallelFor.
-// Expressions that Eigen evaluates tile by tile (broadcasts, shuffles) keep
-// Eigen's executor.
+// Note [Streaming stores for large outputs]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A store to a line that is not in the cache first reads the line from
+// memory (to own it), so an element-wise op writing a fresh output moves
+// its output bytes twice. Non-temporal ("streaming") stores write whole
+// lines without that read and without filling the cache: c = a + b over 16
+// Mi floats took 5.4 ms instead of 8.5 on one thread here, 3.9 instead of
+// 6.3 on two. An output of kStreamingStoreBytes or more (half the L3 of
+// this machine's 32 MiB) is gone from the cache by the time the next op
+// reads it anyway, so it is written with streaming stores; smaller ones
+// keep ordinary stores, which leave them in cache for their consumer. Each
+// block ends with a store fence, so the pool's hand-back (a release)
+// publishes the values to whichever thread reads them next.
+constexpr int64_t kStreamingStoreBytes = int64_t{16} << 20;
+
+#if defined(__SSE2__)
+// Writes `x`, a packet of sizeof(Packet) bytes, to `p` (aligned to that
+// size) with a streaming store. Returns false, writing nothing, for a
+// packet size without one.
+template <typename Packet>
+inline bool StreamPacket(void* p, const Packet& x) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(Packet) == 64) {
+    __m512i bits;
+    std::memcpy(&bits, &x, 64);
+    _mm512_stream_si512(static_cast<__m512i*>(p), bits);
+    return true;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(Packet) == 32) {
+    __m256i bits;
+    std::memcpy(&bits, &x, 32);
+    _mm256_stream_si256(static_cast<__m256i*>(p), bits);
+    return true;
+  }
+#endif
+  if constexpr (sizeof(Packet) == 16) {
+    __m128i bits;
+    std::memcpy(&bits, &x, 16);
+    _mm_stream_si128(static_cast<__m128i*>(p), bits);
+    return true;
+  }
+  return false;
+}
+
+// Whether AssignOnCpu may stream a plain arithmetic type's packets.
+template <typename Scalar>
+constexpr bool CanStream() {
+  using Packet = typename Eigen::internal::packet_traits<Scalar>::type;
+  constexpr size_t kBytes = sizeof(Packet);
+  return std::is_arithmetic_v<Scalar> &&
+         Eigen::internal::packet_traits<Scalar>::Vectorizable &&
+         (kBytes == 16
+#if defined(__AVX__)
+          || kBytes == 32
+#endif
+#if defined(__AVX512F__)
+          || kBytes == 64
+#endif
+         );
+}
+
+// dst[i] = rhs(i) for i in [first, last) with streaming stores; `first` and
+// `dst` are aligned to the packet.
+template <typename Rhs, typename Scalar, typename Index>
+void StreamRange(const Rhs& rhs, Scalar* dst, Index first, Index last) {
+  using Packet = typename Eigen::internal::packet_traits<Scalar>::type;
+  constexpr Index kSize = Eigen::internal::unpacket_traits<Packet>::size;
+  Index i = first;
+  for (; i + kSize <= last; i += kSize) {
+    StreamPacket(dst + i, rhs.template packet<Eigen::Unaligned>(i));
+  }
+  for (; i < last; ++i) dst[i] = rhs.coeff(i);
+  _mm_sfence();
+}
+#else
+template <typename Scalar>
+constexpr bool CanStream() {
+  return false;
+}
+#endif  // __SSE2__
+
+// dst.device(d) = expr, with the blocks evaluated by CpuParallelFor; large
+// outputs are written with streaming stores (Note [Streaming stores for
+// large outputs]). Expressions that Eigen evaluates tile by tile
+// (broadcasts, shuffles) keep Eigen's executor.
 template <typename Dst, typename Expr>
 void AssignOnCpu(const Eigen::ThreadPoolDevice& d, Dst dst, const Expr& expr) {
   using Assign = const Eigen::TensorAssignOp<Dst, const Expr>;
   using Evaluator = Eigen::TensorEvaluator<Assign, Eigen::ThreadPoolDevice>;
   using Index = typename Assign::Index;
+  using Scalar = std::remove_const_t<typename Assign::Scalar>;
   constexpr bool kVectorizable =
       Eigen::internal::IsVectorizable<Eigen::ThreadPoolDevice, Assign>::value;
   if constexpr (Eigen::internal::IsTileable<Eigen::ThreadPoolDevice,
                                             Assign>::value) {
     dst.device(d) = expr;
   } else {
+#if defined(__SSE2__)
+    if constexpr (kVectorizable && CanStream<Scalar>()) {
+      using Packet = typename Eigen::internal::packet_traits<Scalar>::type;
+      Scalar* out = dst.data();
+      const int64_t size = dst.size();
+      if (out != nullptr &&
+          size * static_cast<int64_t>(sizeof(Scalar)) >= kStreamingStoreBytes &&
+          reinterpret_cast<uintptr_t>(out) % sizeof(Packet) == 0) {
+        Eigen::TensorEvaluator<const Expr, Eigen::ThreadPoolDevice> rhs(expr,
+                                                                        d);
+        // False when the expression wrote itself into `out`.
+        if (rhs.evalSubExprsIfNeeded(out)) {
+          const Eigen::TensorOpCost cost =
+              rhs.costPerCoeff(true) +
+              Eigen::TensorOpCost(
+                  0, sizeof(Scalar), 0, true,
+                  Eigen::internal::unpacket_traits<Packet>::size);
+          // 64-element blocks start on a packet of any size.
+          CpuParallelFor(d, size, cost, 64,
+                         [&rhs, out](int64_t first, int64_t last) {
+                           StreamRange(rhs, out, static_cast<Index>(first),
+                                       static_cast<Index>(last));
+                         });
+        }
+        rhs.cleanup();
+        return;
+      }
+    }
+#endif
     using Range = Eigen::internal::EvalRange<Evaluator, Index, kVectorizable>;
     Assign assign(dst, expr);
     Evaluator evaluator(assign, d);

@@ -45,6 +45,44 @@ TEST(AssignOnCpuTest, BinaryExpressionMatchesAScalarLoop) {
   }
 }
 
+// Outputs of kStreamingStoreBytes or more go out through streaming stores
+// (Note [Streaming stores for large outputs]): aligned outputs with a tail
+// shorter than a packet, a misaligned output (ordinary stores), an output
+// that is also an input, and doubles.
+template <typename T>
+void CheckLargeOutput(int threads, int64_t offset, bool in_place) {
+  SCOPED_TRACE(::testing::Message() << sizeof(T) << "-byte type, " << threads
+                                    << " threads, output offset " << offset
+                                    << (in_place ? ", in place" : ""));
+  thread::ThreadPool pool("test", threads);
+  const int64_t n = kStreamingStoreBytes / static_cast<int64_t>(sizeof(T)) + 37;
+  // 64-byte aligned storage, with room for the offset.
+  std::vector<T, Eigen::aligned_allocator<T>> a(n), b(n), out(n + offset, -1);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = static_cast<T>(i % 1000) * T(0.5);
+    b[i] = static_cast<T>(i % 7) - T(3);
+  }
+  const std::vector<T, Eigen::aligned_allocator<T>> a0 = a;
+  T* dst = in_place ? a.data() : out.data() + offset;
+  Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, int64_t>> dst_map(dst,
+                                                                          n);
+  AssignOnCpu(pool.eigen_device(), dst_map,
+              ConstFlat<T>(a.data(), n) * ConstFlat<T>(b.data(), n) +
+                  ConstFlat<T>(b.data(), n));
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(dst[i], a0[i] * b[i] + b[i]) << "element " << i << " of " << n;
+  }
+}
+
+TEST(AssignOnCpuTest, LargeOutputsMatchAScalarLoop) {
+  for (int threads : {1, 2}) {
+    CheckLargeOutput<float>(threads, 0, false);
+    CheckLargeOutput<float>(threads, 1, false);
+    CheckLargeOutput<float>(threads, 0, true);
+    CheckLargeOutput<double>(threads, 0, false);
+  }
+}
+
 TEST(AssignOnCpuTest, NonVectorizedTypeMatchesAScalarLoop) {
   thread::ThreadPool pool("test", 2);
   for (int64_t n : kSizes) {
