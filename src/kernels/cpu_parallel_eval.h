@@ -130,6 +130,63 @@ constexpr bool CanStream() {
          );
 }
 
+// Whether `expr` may read the memory at `out`: a TensorMap over it, or any
+// expression not listed here (so an unknown one never streams). An output
+// written over its own input (a forwarded buffer) is already in cache when
+// it is written, and streaming stores to it were 20% slower than ordinary
+// ones (cwise_bench AddV2 in place).
+// (Declared first, so that each overload's body sees all the others.)
+template <typename Op, typename Xpr>
+bool MayRead(const Eigen::TensorCwiseUnaryOp<Op, Xpr>& e, const void* out);
+template <typename Op, typename Lhs, typename Rhs>
+bool MayRead(const Eigen::TensorCwiseBinaryOp<Op, Lhs, Rhs>& e,
+             const void* out);
+template <typename Op, typename A1, typename A2, typename A3>
+bool MayRead(const Eigen::TensorCwiseTernaryOp<Op, A1, A2, A3>& e,
+             const void* out);
+template <typename If, typename Then, typename Else>
+bool MayRead(const Eigen::TensorSelectOp<If, Then, Else>& e, const void* out);
+template <typename To, typename Xpr>
+bool MayRead(const Eigen::TensorConversionOp<To, Xpr>& e, const void* out);
+
+template <typename Xpr>
+bool MayRead(const Xpr& /*any other expression*/, const void*) {
+  return true;
+}
+template <typename PlainObject, int Options, template <class> class MakePointer>
+bool MayRead(const Eigen::TensorMap<PlainObject, Options, MakePointer>& map,
+             const void* out) {
+  return static_cast<const void*>(map.data()) == out;
+}
+template <typename Op, typename Xpr>
+bool MayRead(const Eigen::TensorCwiseNullaryOp<Op, Xpr>&, const void*) {
+  return false;
+}
+template <typename Op, typename Xpr>
+bool MayRead(const Eigen::TensorCwiseUnaryOp<Op, Xpr>& e, const void* out) {
+  return MayRead(e.nestedExpression(), out);
+}
+template <typename Op, typename Lhs, typename Rhs>
+bool MayRead(const Eigen::TensorCwiseBinaryOp<Op, Lhs, Rhs>& e,
+             const void* out) {
+  return MayRead(e.lhsExpression(), out) || MayRead(e.rhsExpression(), out);
+}
+template <typename Op, typename A1, typename A2, typename A3>
+bool MayRead(const Eigen::TensorCwiseTernaryOp<Op, A1, A2, A3>& e,
+             const void* out) {
+  return MayRead(e.arg1Expression(), out) || MayRead(e.arg2Expression(), out) ||
+         MayRead(e.arg3Expression(), out);
+}
+template <typename If, typename Then, typename Else>
+bool MayRead(const Eigen::TensorSelectOp<If, Then, Else>& e, const void* out) {
+  return MayRead(e.ifExpression(), out) || MayRead(e.thenExpression(), out) ||
+         MayRead(e.elseExpression(), out);
+}
+template <typename To, typename Xpr>
+bool MayRead(const Eigen::TensorConversionOp<To, Xpr>& e, const void* out) {
+  return MayRead(e.expression(), out);
+}
+
 // dst[i] = rhs(i) for i in [first, last) with streaming stores; `first` and
 // `dst` are aligned to the packet.
 template <typename Rhs, typename Scalar, typename Index>
@@ -173,7 +230,8 @@ void AssignOnCpu(const Eigen::ThreadPoolDevice& d, Dst dst, const Expr& expr) {
       const int64_t size = dst.size();
       if (out != nullptr &&
           size * static_cast<int64_t>(sizeof(Scalar)) >= kStreamingStoreBytes &&
-          reinterpret_cast<uintptr_t>(out) % sizeof(Packet) == 0) {
+          reinterpret_cast<uintptr_t>(out) % sizeof(Packet) == 0 &&
+          !MayRead(expr, out)) {
         Eigen::TensorEvaluator<const Expr, Eigen::ThreadPoolDevice> rhs(expr,
                                                                         d);
         // False when the expression wrote itself into `out`.

@@ -83,6 +83,23 @@ TEST(AssignOnCpuTest, LargeOutputsMatchAScalarLoop) {
   }
 }
 
+// Which outputs count as read by the expression: only an expression that
+// provably does not read the output may stream into it.
+TEST(AssignOnCpuTest, MayReadFindsTheOutputAmongTheLeaves) {
+  std::vector<float> a(16), b(16), out(16);
+  const ConstFlat<float> ma(a.data(), 16), mb(b.data(), 16);
+  EXPECT_FALSE(MayRead(ma + mb, out.data()));
+  EXPECT_TRUE(MayRead(ma + mb, b.data()));
+  EXPECT_TRUE(MayRead((ma * mb).exp() + ma, a.data()));
+  EXPECT_FALSE(MayRead((ma * mb).exp() + ma, out.data()));
+  EXPECT_TRUE(MayRead(ma.cast<double>(), a.data()));
+  EXPECT_TRUE(MayRead((ma > mb).select(ma, mb), b.data()));
+  EXPECT_FALSE(MayRead((ma > mb).select(ma, mb), out.data()));
+  EXPECT_FALSE(MayRead(ma.constant(1.0f), out.data()));
+  // An expression it does not know counts as reading anything.
+  EXPECT_TRUE(MayRead(ma.reverse(Eigen::array<bool, 1>{true}), out.data()));
+}
+
 TEST(AssignOnCpuTest, NonVectorizedTypeMatchesAScalarLoop) {
   thread::ThreadPool pool("test", 2);
   for (int64_t n : kSizes) {
