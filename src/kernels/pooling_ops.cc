@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "Eigen/Core"
@@ -73,6 +74,12 @@ int64_t ForEachWindowRow(const Conv2DDimensions& d, const OutputPixel& o,
   return (h1 - h0) * (w1 - w0);
 }
 
+// std::max's choice, which Eigen's max also makes: a NaN in x never wins.
+template <typename T>
+inline T MaxOf(T m, T x) {
+  return m < x ? x : m;
+}
+
 template <typename T>
 void MaxPoolPixels(const PoolDimensions& d, const T* input, T* output,
                    int64_t p0, int64_t p1) {
@@ -84,13 +91,85 @@ void MaxPoolPixels(const PoolDimensions& d, const T* input, T* output,
     ForEachWindowRow(d, o, [&](int64_t pixel, int64_t taps) {
       for (int64_t t = 0; t < taps; ++t) {
         const T* x = input + (pixel + t) * depth;
-        // std::max's choice, which Eigen's max also makes (a NaN in x is
-        // kept out): plain loops, as Eigen's per-statement set-up cost more
-        // than a 32-channel tap's maxima.
-        for (int64_t c = 0; c < depth; ++c)
-          out[c] = out[c] < x[c] ? x[c] : out[c];
+        // Plain loops: Eigen's per-statement set-up cost more than a
+        // 32-channel tap's maxima.
+        for (int64_t c = 0; c < depth; ++c) out[c] = MaxOf(out[c], x[c]);
       }
     });
+  }
+}
+
+// Whether every window lies wholly inside the image (no padding reached).
+bool WindowsInsideImage(const Conv2DDimensions& d) {
+  return d.pad_rows_before == 0 && d.pad_cols_before == 0 &&
+         (d.out_rows - 1) * d.stride_rows + d.filter_rows <= d.input_rows &&
+         (d.out_cols - 1) * d.stride_cols + d.filter_cols <= d.input_cols;
+}
+
+// MaxPool where every window is inside the image, for types Eigen
+// vectorises: each output pixel's channels a packet at a time, the packet's
+// maximum over the window held in a register. kRows and kCols are the window
+// (0: read from `d`). cnn_small's 2x2 pool over [1,64,64,32] took 19-25 us
+// in the loop above, whose per-tap channel loops cost more set-up than work
+// at 32 channels; a loop like this one, written by hand outside minflow,
+// took 6 us.
+template <typename T, int kRows, int kCols>
+void MaxPoolInsidePixels(const PoolDimensions& d, const T* input, T* output,
+                         int64_t p0, int64_t p1) {
+  using Packet = typename Eigen::internal::packet_traits<T>::type;
+  constexpr int64_t kSize = Eigen::internal::unpacket_traits<Packet>::size;
+  const int64_t rows = kRows > 0 ? kRows : d.filter_rows;
+  const int64_t cols = kCols > 0 ? kCols : d.filter_cols;
+  const int64_t depth = d.in_depth;
+  const int64_t row_stride = d.input_cols * depth;  // between input rows
+  const int64_t vector_depth = depth / kSize * kSize;
+  OutputPixel o(d, p0);
+  for (int64_t p = p0; p < p1; ++p, o.Next(d)) {
+    const T* window =
+        input + ((o.n * d.input_rows + o.oh * d.stride_rows) * d.input_cols +
+                 o.ow * d.stride_cols) *
+                    depth;
+    T* out = output + p * depth;
+    for (int64_t c = 0; c < vector_depth; c += kSize) {
+      Packet m = Eigen::internal::pset1<Packet>(MaxIdentity<T>());
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* x = window + r * row_stride + c;
+        for (int64_t t = 0; t < cols; ++t) {
+          // pmax(m, x) is m < x ? x : m, as MaxOf: a NaN never wins.
+          m = Eigen::internal::pmax(
+              m, Eigen::internal::ploadu<Packet>(x + t * depth));
+        }
+      }
+      Eigen::internal::pstoreu(out + c, m);
+    }
+    for (int64_t c = vector_depth; c < depth; ++c) {
+      T m = MaxIdentity<T>();
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t t = 0; t < cols; ++t) {
+          m = MaxOf(m, window[r * row_stride + t * depth + c]);
+        }
+      }
+      out[c] = m;
+    }
+  }
+}
+
+// The fast loop for `d` when it applies: returns false otherwise.
+template <typename T>
+bool MaxPoolInside(const PoolDimensions& d, const T* input, T* output,
+                   int64_t p0, int64_t p1) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+    return false;
+  } else {
+    if (d.depth_window > 1 || !WindowsInsideImage(d)) return false;
+    if (d.filter_rows == 2 && d.filter_cols == 2) {
+      MaxPoolInsidePixels<T, 2, 2>(d, input, output, p0, p1);
+    } else if (d.filter_rows == 3 && d.filter_cols == 3) {
+      MaxPoolInsidePixels<T, 3, 3>(d, input, output, p0, p1);
+    } else {
+      MaxPoolInsidePixels<T, 0, 0>(d, input, output, p0, p1);
+    }
+    return true;
   }
 }
 
@@ -195,7 +274,7 @@ class PoolingOp : public OpKernel {
               AvgPoolPixels<T>(d, in, out, start, limit);
             } else if (d.depth_window > 1) {
               DepthMaxPoolPixels<T>(d, in, out, start, limit);
-            } else {
+            } else if (!MaxPoolInside<T>(d, in, out, start, limit)) {
               MaxPoolPixels<T>(d, in, out, start, limit);
             }
           });

@@ -198,6 +198,12 @@ class PoolingOpsTest : public test::OpsTestBase {
     // Channel counts of real layers, a whole number of vectors wide.
     cases.push_back({{2, 7, 9, 16}, 3, 3, 2, 2, "SAME"});
     cases.push_back({{1, 6, 6, 32}, 2, 2, 2, 2});
+    // Every window inside the image (MaxPool's register loop): 3x3 with
+    // channels past the last whole vector, SAME that pads nothing, and a
+    // window the loop reads from the dimensions.
+    cases.push_back({{1, 7, 7, 19}, 3, 3, 2, 2});
+    cases.push_back({{2, 8, 8, 20}, 2, 2, 2, 2, "SAME"});
+    cases.push_back({{1, 9, 9, 24}, 2, 3, 3, 2});
     if (with_explicit) {
       // The first output row's window lies wholly in the padding.
       cases.push_back(
