@@ -206,6 +206,27 @@ BENCHMARK(BM_Reference_EigenGemv)
     ->Args({2048, 2048, 1})
     ->UseRealTime();
 
+// Reference: reading the same [k,n] matrix once (its sum), one thread.
+// At batch 1 a dense layer reads each weight once, so this is the floor
+// for BM_MatMul_Gemv at 1 thread: a matrix larger than L2 (784x512 is
+// 1.5 MiB) comes from L3 on every product, here as in mlp_b1.
+void BM_Reference_ReadMatrix(benchmark::State& state) {
+  const int64_t k = state.range(0);
+  const int64_t n = state.range(1);
+  const Eigen::VectorXf b = Eigen::VectorXf::Random(k * n);
+  for (auto _ : state) {
+    float sum = b.sum();
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(state.iterations() * k * n *
+                          static_cast<int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_Reference_ReadMatrix)
+    ->ArgNames({"k", "n"})
+    ->Args({784, 512})
+    ->Args({512, 512})
+    ->UseRealTime();
+
 // BatchMatMulV2 [8,128,64] x [8,64,128]: small products, run in parallel
 // across the batch.
 void BM_BatchMatMulV2(benchmark::State& state) {
