@@ -81,12 +81,77 @@ inline T MaxOf(T m, T x) {
 }
 
 template <typename T>
+constexpr bool kPacketPool =
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// The maxima over one window wholly inside the image, whose top-left tap's
+// channels start at `window`, into `out`.
+template <typename T, int kRows, int kCols>
+inline void MaxOfWindow(const PoolDimensions& d, const T* window, T* out) {
+  using Packet = typename Eigen::internal::packet_traits<T>::type;
+  constexpr int64_t kSize = Eigen::internal::unpacket_traits<Packet>::size;
+  const int64_t rows = kRows > 0 ? kRows : d.filter_rows;
+  const int64_t cols = kCols > 0 ? kCols : d.filter_cols;
+  const int64_t depth = d.in_depth;
+  const int64_t row_stride = d.input_cols * depth;  // between input rows
+  const int64_t vector_depth = depth / kSize * kSize;
+  for (int64_t c = 0; c < vector_depth; c += kSize) {
+    Packet m = Eigen::internal::pset1<Packet>(MaxIdentity<T>());
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* x = window + r * row_stride + c;
+      for (int64_t t = 0; t < cols; ++t) {
+        // pmax(m, x) is m < x ? x : m, as MaxOf: a NaN never wins.
+        m = Eigen::internal::pmax(
+            m, Eigen::internal::ploadu<Packet>(x + t * depth));
+      }
+    }
+    Eigen::internal::pstoreu(out + c, m);
+  }
+  for (int64_t c = vector_depth; c < depth; ++c) {
+    T m = MaxIdentity<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t t = 0; t < cols; ++t) {
+        m = MaxOf(m, window[r * row_stride + t * depth + c]);
+      }
+    }
+    out[c] = m;
+  }
+}
+
+template <typename T, int kRows, int kCols>
+void MaxPoolInsidePixels(const PoolDimensions& d, const T* input, T* output,
+                         int64_t p0, int64_t p1) {
+  const int64_t depth = d.in_depth;
+  OutputPixel o(d, p0);
+  for (int64_t p = p0; p < p1; ++p, o.Next(d)) {
+    const T* window =
+        input + ((o.n * d.input_rows + o.oh * d.stride_rows) * d.input_cols +
+                 o.ow * d.stride_cols) *
+                    depth;
+    MaxOfWindow<T, kRows, kCols>(d, window, output + p * depth);
+  }
+}
+
+template <typename T>
 void MaxPoolPixels(const PoolDimensions& d, const T* input, T* output,
                    int64_t p0, int64_t p1) {
   const int64_t depth = d.in_depth;
   OutputPixel o(d, p0);
   for (int64_t p = p0; p < p1; ++p, o.Next(d)) {
     T* out = output + p * depth;
+    if constexpr (kPacketPool<T>) {
+      // A window inside the image takes the register loop; those that
+      // reach into the padding (a SAME pool's edges) the loop below.
+      const int64_t h = o.oh * d.stride_rows - d.pad_rows_before;
+      const int64_t w = o.ow * d.stride_cols - d.pad_cols_before;
+      if (h >= 0 && w >= 0 && h + d.filter_rows <= d.input_rows &&
+          w + d.filter_cols <= d.input_cols) {
+        MaxOfWindow<T, 0, 0>(
+            d, input + ((o.n * d.input_rows + h) * d.input_cols + w) * depth,
+            out);
+        continue;
+      }
+    }
     std::fill(out, out + depth, MaxIdentity<T>());
     ForEachWindowRow(d, o, [&](int64_t pixel, int64_t taps) {
       for (int64_t t = 0; t < taps; ++t) {
@@ -113,52 +178,11 @@ bool WindowsInsideImage(const Conv2DDimensions& d) {
 // in the loop above, whose per-tap channel loops cost more set-up than work
 // at 32 channels; a loop like this one, written by hand outside minflow,
 // took 6 us.
-template <typename T, int kRows, int kCols>
-void MaxPoolInsidePixels(const PoolDimensions& d, const T* input, T* output,
-                         int64_t p0, int64_t p1) {
-  using Packet = typename Eigen::internal::packet_traits<T>::type;
-  constexpr int64_t kSize = Eigen::internal::unpacket_traits<Packet>::size;
-  const int64_t rows = kRows > 0 ? kRows : d.filter_rows;
-  const int64_t cols = kCols > 0 ? kCols : d.filter_cols;
-  const int64_t depth = d.in_depth;
-  const int64_t row_stride = d.input_cols * depth;  // between input rows
-  const int64_t vector_depth = depth / kSize * kSize;
-  OutputPixel o(d, p0);
-  for (int64_t p = p0; p < p1; ++p, o.Next(d)) {
-    const T* window =
-        input + ((o.n * d.input_rows + o.oh * d.stride_rows) * d.input_cols +
-                 o.ow * d.stride_cols) *
-                    depth;
-    T* out = output + p * depth;
-    for (int64_t c = 0; c < vector_depth; c += kSize) {
-      Packet m = Eigen::internal::pset1<Packet>(MaxIdentity<T>());
-      for (int64_t r = 0; r < rows; ++r) {
-        const T* x = window + r * row_stride + c;
-        for (int64_t t = 0; t < cols; ++t) {
-          // pmax(m, x) is m < x ? x : m, as MaxOf: a NaN never wins.
-          m = Eigen::internal::pmax(
-              m, Eigen::internal::ploadu<Packet>(x + t * depth));
-        }
-      }
-      Eigen::internal::pstoreu(out + c, m);
-    }
-    for (int64_t c = vector_depth; c < depth; ++c) {
-      T m = MaxIdentity<T>();
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t t = 0; t < cols; ++t) {
-          m = MaxOf(m, window[r * row_stride + t * depth + c]);
-        }
-      }
-      out[c] = m;
-    }
-  }
-}
-
 // The fast loop for `d` when it applies: returns false otherwise.
 template <typename T>
 bool MaxPoolInside(const PoolDimensions& d, const T* input, T* output,
                    int64_t p0, int64_t p1) {
-  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+  if constexpr (!kPacketPool<T>) {
     return false;
   } else {
     if (d.depth_window > 1 || !WindowsInsideImage(d)) return false;
