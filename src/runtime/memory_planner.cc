@@ -154,6 +154,23 @@ void MemoryPlanner::BuildPlan() {
   std::sort(kept.begin(), kept.end(), [](const Record& a, const Record& b) {
     return a.item != b.item ? a.item < b.item : a.seq < b.seq;
   });
+  // A node's buffers may be alive together in later steps even where the
+  // recorded one freed one before making the next: its Shard blocks run on
+  // whichever threads are free, one after another in one step, at once in
+  // the next. So each of a node's buffers lives at least until the node's
+  // last allocation, and none of them shares a place with another.
+  for (size_t first = 0; first < kept.size();) {
+    size_t last = first;
+    int64_t latest_start = kept[first].lifetime.start;
+    while (last + 1 < kept.size() && kept[last + 1].item == kept[first].item) {
+      ++last;
+      latest_start = std::max(latest_start, kept[last].lifetime.start);
+    }
+    for (size_t i = first; i <= last; ++i) {
+      kept[i].lifetime.end = std::max(kept[i].lifetime.end, latest_start + 1);
+    }
+    first = last + 1;
+  }
   std::vector<Lifetime> lifetimes;
   lifetimes.reserve(kept.size());
   for (const Record& r : kept) lifetimes.push_back(r.lifetime);

@@ -294,6 +294,45 @@ TEST(MemoryPlannerTest, ConcurrentRunsEachGetTheirOwnResults) {
   EXPECT_GT(planned.Plan().arena_hits, 0);
 }
 
+// The recorded step made node 0's two scratch buffers one after the other
+// (its Shard blocks ran in turn); a later step makes them at once (the
+// blocks ran together). Both must still come from the arena.
+TEST(MemoryPlannerTest, ANodesBuffersGetPlacesOfTheirOwn) {
+  auto* planner = new MemoryPlanner(cpu_allocator(), 2);
+  planner->EndStep(planner->BeginStep(), true);  // the first step: not used
+  MemoryPlanner::StepPlan record = planner->BeginStep();
+  ASSERT_EQ(record.role, MemoryPlanner::Role::kRecord);
+  Allocator* node0 = planner->ForNode(record, 0);
+  Allocator* node1 = planner->ForNode(record, 1);
+  void* out = node1->AllocateRaw(64, 4096);  // another node's, alive across
+  for (int block = 0; block < 2; ++block) {
+    void* scratch = node0->AllocateRaw(64, 1024);
+    ASSERT_NE(scratch, nullptr);
+    node0->DeallocateRaw(scratch, 1024);
+  }
+  node1->DeallocateRaw(out, 4096);
+  planner->EndStep(record, true);
+  MemoryPlanStats stats = planner->Stats();
+  ASSERT_TRUE(stats.planned) << stats.reason;
+  EXPECT_EQ(stats.planned_buffers, 3);
+  // Two 1 KiB places beside the 4 KiB one, not one shared.
+  EXPECT_EQ(stats.arena_bytes, 4096 + 2 * 1024);
+
+  MemoryPlanner::StepPlan planned = planner->BeginStep();
+  ASSERT_EQ(planned.role, MemoryPlanner::Role::kPlanned);
+  node0 = planner->ForNode(planned, 0);
+  void* a = node0->AllocateRaw(64, 1024);
+  void* b = node0->AllocateRaw(64, 1024);
+  EXPECT_NE(a, b);
+  stats = planner->Stats();
+  EXPECT_EQ(stats.arena_hits, 2);
+  EXPECT_EQ(stats.arena_misses, 0);
+  node0->DeallocateRaw(a, 1024);
+  node0->DeallocateRaw(b, 1024);
+  planner->EndStep(planned, true);
+  planner->Unref();
+}
+
 // A convolution's im2col scratch is allocated in its Shard blocks, on the
 // pool's threads: those allocations are the node's too (Note [Allocation
 // scopes]), so they are planned. (Two groups: grouped convolutions take the
