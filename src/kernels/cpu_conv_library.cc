@@ -337,9 +337,8 @@ bool Execute(
 
 }  // namespace
 
-const float* ReorderedFilterCache::Find(const Tensor& filter,
-                                        const void* layout) const {
-  absl::MutexLock lock(&mu_);
+const float* ReorderedFilterCache::FindLocked(const Tensor& filter,
+                                              const void* layout) const {
   for (const auto& e : entries_) {
     if (e->layout == layout && e->filter.data() == filter.data() &&
         e->filter.shape() == filter.shape()) {
@@ -349,15 +348,16 @@ const float* ReorderedFilterCache::Find(const Tensor& filter,
   return nullptr;
 }
 
+const float* ReorderedFilterCache::Find(const Tensor& filter,
+                                        const void* layout) const {
+  absl::MutexLock lock(&mu_);
+  return FindLocked(filter, layout);
+}
+
 const float* ReorderedFilterCache::Keep(const Tensor& filter,
                                         const void* layout, Tensor* reordered) {
   absl::MutexLock lock(&mu_);
-  for (const auto& e : entries_) {
-    if (e->layout == layout && e->filter.data() == filter.data() &&
-        e->filter.shape() == filter.shape()) {
-      return e->reordered.base<const float>();
-    }
-  }
+  if (const float* kept = FindLocked(filter, layout)) return kept;
   if (entries_.size() >= kMaxEntries) return nullptr;
   entries_.push_back(
       std::make_unique<Entry>(Entry{filter, layout, std::move(*reordered)}));

@@ -88,6 +88,9 @@ class ReorderedFilterCache {
     const void* layout;
     Tensor reordered;
   };
+  const float* FindLocked(const Tensor& filter, const void* layout) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   // Entries are never removed, so a pointer handed out stays valid for
   // the cache's life.
