@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -286,6 +287,19 @@ class MirrorPadOp : public PadOpBase {
 // MirrorPadGrad(grad, paddings; mode): the output has the forward input's
 // shape, grad's dims less both paddings; element i of it sums every element
 // of grad that MirrorPad copied from i.
+// acc += v; signed integers wrap around (two's complement) rather than
+// overflow, which is undefined: a gradient of large int32 values sums as
+// TensorFlow's kernels sum it in practice.
+template <typename T>
+inline void AddWrapping(T& acc, T v) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using Unsigned = std::make_unsigned_t<T>;
+    acc = static_cast<T>(static_cast<Unsigned>(acc) + static_cast<Unsigned>(v));
+  } else {
+    acc += v;
+  }
+}
+
 template <typename T>
 class MirrorPadGradOp : public OpKernel {
  public:
@@ -360,7 +374,7 @@ class MirrorPadGradOp : public OpKernel {
     for (int64_t r = 0; r < rows; ++r, in += row) {
       int64_t base = 0;
       for (int d = 0; d < rank - 1; ++d) base += maps[d][idx[d]];
-      for (int64_t k = 0; k < row; ++k) out[base + last[k]] += in[k];
+      for (int64_t k = 0; k < row; ++k) AddWrapping(out[base + last[k]], in[k]);
       for (int d = rank - 2; d >= 0; --d) {
         if (++idx[d] < grad.dim_size(d)) break;
         idx[d] = 0;
