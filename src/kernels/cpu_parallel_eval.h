@@ -84,16 +84,15 @@ constexpr int64_t kStreamingStoreBytes = int64_t{16} << 20;
 
 #if defined(__SSE2__)
 // Writes `x`, a packet of sizeof(Packet) bytes, to `p` (aligned to that
-// size) with a streaming store. Returns false, writing nothing, for a
-// packet size without one.
+// size) with a streaming store; CanStream admits only these sizes.
 template <typename Packet>
-inline bool StreamPacket(void* p, const Packet& x) {
+inline void StreamPacket(void* p, const Packet& x) {
 #if defined(__AVX512F__)
   if constexpr (sizeof(Packet) == 64) {
     __m512i bits;
     std::memcpy(&bits, &x, 64);
     _mm512_stream_si512(static_cast<__m512i*>(p), bits);
-    return true;
+    return;
   }
 #endif
 #if defined(__AVX__)
@@ -101,16 +100,17 @@ inline bool StreamPacket(void* p, const Packet& x) {
     __m256i bits;
     std::memcpy(&bits, &x, 32);
     _mm256_stream_si256(static_cast<__m256i*>(p), bits);
-    return true;
+    return;
   }
 #endif
+  static_assert(
+      sizeof(Packet) == 16 || sizeof(Packet) == 32 || sizeof(Packet) == 64,
+      "no streaming store for this packet size");
   if constexpr (sizeof(Packet) == 16) {
     __m128i bits;
     std::memcpy(&bits, &x, 16);
     _mm_stream_si128(static_cast<__m128i*>(p), bits);
-    return true;
   }
-  return false;
 }
 
 // Whether AssignOnCpu may stream a plain arithmetic type's packets.
