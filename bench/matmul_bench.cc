@@ -164,25 +164,29 @@ BENCHMARK(BM_Reference_EigenMatMul)
 
 // A dense layer at batch 1, [1,k] x [k,n] (mlp_b1's 784x512 and 512x512):
 // a matrix-vector product, split over the pool's threads by column (Note
-// [GEMV over the intra-op pool]). The reference is Eigen's GEMV on one
-// thread, output preallocated; 2 * k * n FLOPs, and 4 * k * n bytes of
-// matrix read per product.
+// [GEMV over the intra-op pool]). With const_b the node is marked as the
+// constant_filters pass marks a product whose b is a Const, and reads b
+// from the column panels it packed on the first run (Note [Packed GEMV
+// panels]). The reference is Eigen's GEMV on one thread, output
+// preallocated; 2 * k * n FLOPs, and 4 * k * n bytes of matrix read per
+// product. 2048x512 (4 MiB) is past L2 whatever the replacement policy
+// leaves there, as mlp_b1's two matrices together are.
 void BM_MatMul_Gemv(benchmark::State& state) {
   const int64_t k = state.range(0);
   const int64_t n = state.range(1);
+  NodeDef node = MatMulNode("MatMul");
+  if (state.range(3) != 0) AddNodeAttr("_is_filter_const", true, &node);
   KernelRunner runner(
-      MatMulNode("MatMul"), static_cast<int>(state.range(2)),
+      node, static_cast<int>(state.range(2)),
       {RandomFloats(TensorShape({1, k})), RandomFloats(TensorShape({k, n}))});
   RunKernel(state, runner, 2.0 * k * n);
 }
 BENCHMARK(BM_MatMul_Gemv)
-    ->ArgNames({"k", "n", "threads"})
-    ->Args({784, 512, 1})
-    ->Args({784, 512, 2})
-    ->Args({512, 512, 1})
-    ->Args({512, 512, 2})
-    ->Args({2048, 2048, 1})
-    ->Args({2048, 2048, 2})
+    ->ArgNames({"k", "n", "threads", "const_b"})
+    ->ArgsProduct({{784}, {512}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{512}, {512}, {1, 2}, {0, 1}})
+    ->ArgsProduct({{2048}, {512}, {1}, {0, 1}})
+    ->ArgsProduct({{2048}, {2048}, {1, 2}, {0, 1}})
     ->UseRealTime();
 
 void BM_Reference_EigenGemv(benchmark::State& state) {
@@ -203,6 +207,7 @@ BENCHMARK(BM_Reference_EigenGemv)
     ->ArgNames({"k", "n", "threads"})
     ->Args({784, 512, 1})
     ->Args({512, 512, 1})
+    ->Args({2048, 512, 1})
     ->Args({2048, 2048, 1})
     ->UseRealTime();
 
@@ -225,6 +230,7 @@ BENCHMARK(BM_Reference_ReadMatrix)
     ->ArgNames({"k", "n"})
     ->Args({784, 512})
     ->Args({512, 512})
+    ->Args({2048, 512})
     ->UseRealTime();
 
 // BatchMatMulV2 [8,128,64] x [8,64,128]: small products, run in parallel

@@ -20,7 +20,7 @@ class Conv2DOp : public OpKernel {
  public:
   explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, InitConv2DParameters(ctx, &params_));
-    filter_is_const_ = internal::FilterIsConst(ctx);
+    filter_is_const_ = internal::OperandIsMarkedConst(ctx);
     bool use_cudnn = true;
     OP_REQUIRES_OK(ctx, ctx->GetAttr("use_cudnn_on_gpu", &use_cudnn));
     OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
@@ -49,7 +49,7 @@ class Conv2DOp : public OpKernel {
                 errors::InvalidArgument(
                     "filter must not have zero elements (i.e. all dimensions "
                     "must be non-zero)"));
-    internal::ConstantFilter constant;
+    internal::ConstantOperand constant;
     if (filter_is_const_) constant = {&filter, &filter_cache_};
     OP_REQUIRES_OK(
         ctx, internal::LaunchConv2D<T>(
@@ -61,7 +61,7 @@ class Conv2DOp : public OpKernel {
  private:
   Conv2DParameters params_;
   bool filter_is_const_ = false;
-  internal::ReorderedFilterCache filter_cache_;
+  internal::ConstantLayoutCache filter_cache_;
 };
 
 #define REGISTER_CPU(T)                                         \

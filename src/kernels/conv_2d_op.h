@@ -94,14 +94,6 @@ void Im2Col(const Conv2DDimensions& d, int64_t groups, int64_t g,
   }
 }
 
-// Whether the constant_filters pass marked the node: its filter is a
-// Const's value (Note [Marking constant filters]).
-inline bool FilterIsConst(OpKernelConstruction* ctx) {
-  bool marked = false;
-  return TryGetNodeAttr(AttrSlice(ctx->def()), "_is_filter_const", &marked) &&
-         marked;
-}
-
 // The hook of a plain Conv2D: nothing to do after a tile.
 template <typename T>
 struct NoOpConv2DOutputKernel {
@@ -123,7 +115,7 @@ Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                     const T* input, const T* filter, T* output,
                     const OutputKernel& output_kernel = OutputKernel(),
                     const LibraryConvEpilogue& library_epilogue = {},
-                    const ConstantFilter& constant_filter = {}) {
+                    const ConstantOperand& constant_filter = {}) {
   if constexpr (std::is_same_v<T, float>) {
     bool done = false;
     std::function<void(float*, int64_t)> after_pixels;

@@ -337,38 +337,11 @@ bool Execute(
 
 }  // namespace
 
-const float* ReorderedFilterCache::FindLocked(const Tensor& filter,
-                                              const void* layout) const {
-  for (const auto& e : entries_) {
-    if (e->layout == layout && e->filter.data() == filter.data() &&
-        e->filter.shape() == filter.shape()) {
-      return e->reordered.base<const float>();
-    }
-  }
-  return nullptr;
-}
-
-const float* ReorderedFilterCache::Find(const Tensor& filter,
-                                        const void* layout) const {
-  absl::MutexLock lock(&mu_);
-  return FindLocked(filter, layout);
-}
-
-const float* ReorderedFilterCache::Keep(const Tensor& filter,
-                                        const void* layout, Tensor* reordered) {
-  absl::MutexLock lock(&mu_);
-  if (const float* kept = FindLocked(filter, layout)) return kept;
-  if (entries_.size() >= kMaxEntries) return nullptr;
-  entries_.push_back(
-      std::make_unique<Entry>(Entry{filter, layout, std::move(*reordered)}));
-  return entries_.back()->reordered.base<const float>();
-}
-
 Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                      const float* input, const float* filter,
                      const LibraryConvEpilogue& fused, float* output,
                      const std::function<void(float*, int64_t)>& after_pixels,
-                     const ConstantFilter& constant, bool* done) {
+                     const ConstantOperand& constant, bool* done) {
   *done = false;
   const Api* api = LoadApi();
   if (api == nullptr || d.patch_depth != d.in_depth) return OkStatus();
@@ -445,21 +418,15 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
     if (weights[part] != nullptr) continue;
     const bool keep = constant.cache != nullptr;
     if (keep) {
-      weights[part] = constant.cache->Find(*constant.filter, p.weights);
+      weights[part] = constant.cache->Find(*constant.tensor, p.weights);
       if (weights[part] != nullptr) continue;
     }
     const TensorShape shape({static_cast<int64_t>(
         (p.weights_bytes + sizeof(float) - 1) / sizeof(float))});
     Tensor buffer;
     if (keep) {
-      // Outlives the step: from the device, not the step's plan.
-      buffer = Tensor(ctx->device()->GetAllocator(AllocatorAttributes()),
-                      DT_FLOAT, shape);
-      if (!buffer.IsInitialized()) {
-        return errors::ResourceExhausted(
-            "Out of memory keeping a reordered convolution filter of ",
-            p.weights_bytes, " bytes");
-      }
+      MF_RETURN_IF_ERROR(AllocateKeptCopy(
+          ctx, shape.dim_size(0), "a reordered convolution filter", &buffer));
     } else {
       MF_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, shape, &buffer));
     }
@@ -470,7 +437,7 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
     }
     if (keep) {
       weights[part] =
-          constant.cache->Keep(*constant.filter, p.weights, &buffer);
+          constant.cache->Keep(*constant.tensor, p.weights, &buffer);
       if (weights[part] != nullptr) continue;
     }
     weights[part] = buffer.base<const float>();

@@ -5,13 +5,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
-#include "minflow/core/tensor.h"
 #include "minflow/framework/op_kernel.h"
+#include "src/kernels/constant_layout_cache.h"
 #include "src/kernels/conv_ops_common.h"
 
 namespace minflow {
@@ -52,57 +48,9 @@ struct LibraryConvEpilogue {
 // Reordering on every call costs what reading and writing the filter once
 // costs: little for cnn_small's 73 KiB (1-4 us), but 0.13-0.24 ms against
 // 2 ms of convolution for a 3x3x256x256 filter on 14x14 at batch 1, and
-// relatively more for deeper layers on smaller images. A convolution whose
-// filter is a Const on its device (the constant_filters pass marks it with
-// _is_filter_const: Note [Marking constant filters]) gets the same buffer,
-// with the same contents, on every run; its kernel keeps the reordered
-// copy in a ReorderedFilterCache, one per layout, made on the first run
-// from the device's allocator (not the step's memory plan) and freed with
-// the kernel. That holds a second copy of each such filter, as TensorFlow's
-// oneDNN kernels and ONNX Runtime's prepacked weights do. An entry holds a
-// reference to the filter's buffer, so the buffer's address cannot be
-// reused for other contents while the entry exists.
-class ReorderedFilterCache {
- public:
-  ReorderedFilterCache() = default;
-  ReorderedFilterCache(const ReorderedFilterCache&) = delete;
-  ReorderedFilterCache& operator=(const ReorderedFilterCache&) = delete;
-
-  // The copy of `filter` kept for `layout` (an opaque key: the library's
-  // descriptor of the layout), or null.
-  const float* Find(const Tensor& filter, const void* layout) const;
-  // Keeps `*reordered` (taking it) as the copy of `filter` for `layout` and
-  // returns it, or the copy another thread kept first. Returns null, and
-  // leaves `*reordered` alone, when the cache already holds kMaxEntries.
-  const float* Keep(const Tensor& filter, const void* layout,
-                    Tensor* reordered);
-
-  // A kernel sees a few filter buffers (one per session that shares it)
-  // and a few layouts (one per geometry); past this, filters are reordered
-  // on every call.
-  static constexpr size_t kMaxEntries = 8;
-
- private:
-  struct Entry {
-    Tensor filter;  // holds the buffer whose address is the key
-    const void* layout;
-    Tensor reordered;
-  };
-  const float* FindLocked(const Tensor& filter, const void* layout) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  mutable absl::Mutex mu_;
-  // Entries are never removed, so a pointer handed out stays valid for
-  // the cache's life.
-  std::vector<std::unique_ptr<Entry>> entries_ ABSL_GUARDED_BY(mu_);
-};
-
-// A filter that is a Const's value, with the kernel's cache for it; both
-// null for any other filter.
-struct ConstantFilter {
-  const Tensor* filter = nullptr;
-  ReorderedFilterCache* cache = nullptr;
-};
+// relatively more for deeper layers on smaller images. So a convolution
+// whose filter is a Const on its device keeps the reordered copy, one per
+// oneDNN weights layout (Note [Kept constant layouts]).
 
 // Computes output = conv2d(input, filter) for `d` (NHWC input and output,
 // HWIO filter), then `fused` where it has a bias, and calls
@@ -117,7 +65,7 @@ Status LibraryConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
                      const float* input, const float* filter,
                      const LibraryConvEpilogue& fused, float* output,
                      const std::function<void(float*, int64_t)>& after_pixels,
-                     const ConstantFilter& constant, bool* done);
+                     const ConstantOperand& constant, bool* done);
 
 }  // namespace internal
 }  // namespace minflow

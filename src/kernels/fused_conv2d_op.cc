@@ -34,7 +34,7 @@ class FusedConv2DOp : public OpKernel {
  public:
   explicit FusedConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, InitConv2DParameters(ctx, &params_));
-    filter_is_const_ = internal::FilterIsConst(ctx);
+    filter_is_const_ = internal::OperandIsMarkedConst(ctx);
     OP_REQUIRES(ctx, params_.data_format == FORMAT_NHWC,
                 errors::Unimplemented(
                     "The _FusedConv2D op currently only supports the NHWC "
@@ -108,7 +108,7 @@ class FusedConv2DOp : public OpKernel {
           break;
       }
     }
-    internal::ConstantFilter constant;
+    internal::ConstantOperand constant;
     if (filter_is_const_) constant = {&filter, &filter_cache_};
     OP_REQUIRES_OK(ctx, internal::LaunchConv2D<T>(
                             ctx, d, input.base<const T>(),
@@ -121,7 +121,7 @@ class FusedConv2DOp : public OpKernel {
   Conv2DParameters params_;
   FusedComputation fusion_;
   bool filter_is_const_ = false;
-  internal::ReorderedFilterCache filter_cache_;
+  internal::ConstantLayoutCache filter_cache_;
 };
 
 #define REGISTER_CPU(T)                                               \

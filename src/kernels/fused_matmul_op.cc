@@ -25,6 +25,7 @@ class FusedMatMulOp : public OpKernel {
   explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+    b_is_const_ = internal::OperandIsMarkedConst(ctx);
     using FCT = FusedComputationType;
     OP_REQUIRES_OK(
         ctx, InitFusedComputation(
@@ -58,9 +59,12 @@ class FusedMatMulOp : public OpKernel {
     }
     const int64_t k = transpose_a_ ? a.dim_size(0) : a.dim_size(1);
     if (internal::UseShardedGemv(out_shape.dim_size(0), channels, k)) {
+      internal::ConstantOperand constant_b;
+      if (b_is_const_) constant_b = {&b, &b_layouts_};
       internal::ShardedGemv<T>(
           ctx, a.base<const T>(), k, b.base<const T>(), transpose_b_, channels,
-          out->base<T>(), [&](T* row, int64_t start, int64_t limit) {
+          out->base<T>(), constant_b,
+          [&](T* row, int64_t start, int64_t limit) {
             epilogue.Apply(row + start, 1, limit - start, start, channels);
           });
       return;
@@ -88,6 +92,8 @@ class FusedMatMulOp : public OpKernel {
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  bool b_is_const_ = false;
+  internal::ConstantLayoutCache b_layouts_;
   FusedComputation fusion_;
 };
 

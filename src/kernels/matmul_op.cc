@@ -35,7 +35,8 @@ struct MatMulFunctor<CPUDevice, T> {
 template <typename T>
 struct LaunchMatMul<CPUDevice, T> {
   static void Launch(OpKernelContext* ctx, const Tensor& a, const Tensor& b,
-                     bool transpose_a, bool transpose_b, Tensor* out) {
+                     bool transpose_a, bool transpose_b,
+                     const internal::ConstantOperand& constant_b, Tensor* out) {
     if (a.NumElements() == 0 || b.NumElements() == 0) {
       // A zero-length inner dimension: every output is an empty sum.
       out->flat<T>().setZero();
@@ -48,7 +49,7 @@ struct LaunchMatMul<CPUDevice, T> {
       const int64_t n = out->dim_size(1);
       if (internal::UseShardedGemv(out->dim_size(0), n, k)) {
         internal::ShardedGemv<T>(ctx, a.base<const T>(), k, b.base<const T>(),
-                                 transpose_b, n, out->base<T>());
+                                 transpose_b, n, out->base<T>(), constant_b);
         return;
       }
       if constexpr (std::is_same_v<T, float>) {

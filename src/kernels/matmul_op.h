@@ -4,16 +4,20 @@
 #pragma once
 
 #include "minflow/framework/op_kernel.h"
+#include "src/kernels/constant_layout_cache.h"
 #include "src/kernels/matmul_op_functor.h"
 
 namespace minflow {
 
 // out = op(a) * op(b) for non-empty `out`, where op transposes per flag; a
-// zero-length inner dimension must give zeros.
+// zero-length inner dimension must give zeros. `constant_b`, when set, is
+// b as a Const's value, with the kernel's cache for copies of it in other
+// layouts (Note [Kept constant layouts]); a device may ignore it.
 template <typename Device, typename T>
 struct LaunchMatMul {
   static void Launch(OpKernelContext* ctx, const Tensor& a, const Tensor& b,
-                     bool transpose_a, bool transpose_b, Tensor* out);
+                     bool transpose_a, bool transpose_b,
+                     const internal::ConstantOperand& constant_b, Tensor* out);
 };
 
 // Checks that `a` and `b` are matrices whose inner dimensions agree, with
@@ -52,6 +56,7 @@ class MatMulOp : public OpKernel {
   explicit MatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+    b_is_const_ = internal::OperandIsMarkedConst(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -63,12 +68,17 @@ class MatMulOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
-    LaunchMatMul<Device, T>::Launch(ctx, a, b, transpose_a_, transpose_b_, out);
+    internal::ConstantOperand constant_b;
+    if (b_is_const_) constant_b = {&b, &b_layouts_};
+    LaunchMatMul<Device, T>::Launch(ctx, a, b, transpose_a_, transpose_b_,
+                                    constant_b, out);
   }
 
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  bool b_is_const_ = false;
+  internal::ConstantLayoutCache b_layouts_;
 };
 
 }  // namespace minflow

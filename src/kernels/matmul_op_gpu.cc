@@ -15,7 +15,9 @@ using GPUDevice = Eigen::GpuDevice;
 template <>
 struct LaunchMatMul<GPUDevice, float> {
   static void Launch(OpKernelContext* ctx, const Tensor& a, const Tensor& b,
-                     bool transpose_a, bool transpose_b, Tensor* out) {
+                     bool transpose_a, bool transpose_b,
+                     const internal::ConstantOperand& /*constant_b*/,
+                     Tensor* out) {
     GpuDevice* device = nullptr;
     OP_REQUIRES_OK(ctx, GetGpuDevice(ctx, &device));
     const int64_t m = out->dim_size(0);

@@ -36,17 +36,20 @@ class FusedMatMulOpTest : public test::OpsTestBase {
     return s.ok() ? *GetOutput(0) : Tensor();
   }
 
+  // `b_is_const`: marked as the constant_filters pass marks a product
+  // whose b is a Const (Note [Packed GEMV panels]).
   void MakeFused(const Strings& fused_ops, int num_args, bool ta = false,
-                 bool tb = false, float alpha = 0.2f) {
-    MakeNode("_FusedMatMul")
-        .Input(DT_FLOAT)
-        .Input(DT_FLOAT)
-        .Input(num_args, DT_FLOAT)
-        .Attr("num_args", num_args)
-        .Attr("transpose_a", ta)
-        .Attr("transpose_b", tb)
-        .Attr("fused_ops", fused_ops)
-        .Attr("leakyrelu_alpha", alpha);
+                 bool tb = false, float alpha = 0.2f, bool b_is_const = false) {
+    auto& node = MakeNode("_FusedMatMul")
+                     .Input(DT_FLOAT)
+                     .Input(DT_FLOAT)
+                     .Input(num_args, DT_FLOAT)
+                     .Attr("num_args", num_args)
+                     .Attr("transpose_a", ta)
+                     .Attr("transpose_b", tb)
+                     .Attr("fused_ops", fused_ops)
+                     .Attr("leakyrelu_alpha", alpha);
+    if (b_is_const) node.Attr("_is_filter_const", true);
   }
 
   // a is [m, k] (or [k, m] with ta), b [k, n] (or [n, k] with tb).
@@ -120,6 +123,43 @@ TEST_F(FusedMatMulOpTest, EveryFusionMatchesUnfusedChain) {
     Check(1, 300, 517, false, false, f);
     Check(1, 300, 517, true, true, f);
     Check(1, 1100, 1000, false, true, f);  // large enough to be split
+  }
+}
+
+// One-row products whose b is marked a Const read it from kept column
+// panels, the epilogue applied to each panel's columns as they are written
+// (Note [Packed GEMV panels]): the same values as the unmarked kernel,
+// on the first run (which packs) and the second (which finds the panels),
+// whole or split over the test device's two threads, with a last panel
+// narrower than the rest.
+TEST_F(FusedMatMulOpTest, MarkedConstBMatchesUnmarked) {
+  const int64_t shapes[][2] = {{300, 517}, {1100, 1000}, {64, 130}};
+  for (const Strings& f : AllFusions()) {
+    for (const auto& s : shapes) {
+      for (bool tb : {false, true}) {
+        const int64_t k = s[0], n = s[1];
+        SCOPED_TRACE(::testing::Message() << absl::StrJoin(f, ",") << " k=" << k
+                                          << " n=" << n << " tb=" << tb);
+        const Tensor a = test::RandomTensor<float>(TensorShape({1, k}), 1);
+        const Tensor b = test::RandomTensor<float>(
+            tb ? TensorShape({n, k}) : TensorShape({k, n}), 2);
+        const Tensor bias = test::RandomTensor<float>(TensorShape({n}), 3);
+        const Tensor expected =
+            RunNode([&] { MakeFused(f, 1, false, tb); }, {a, b, bias});
+        MakeFused(f, 1, false, tb, 0.2f, /*b_is_const=*/true);
+        MF_ASSERT_OK(MakeOp());
+        ClearInputs();
+        AddInputTensor(a);
+        AddInputTensor(b);
+        AddInputTensor(bias);
+        // The same input buffers both times.
+        for (int run = 0; run < 2; ++run) {
+          SCOPED_TRACE(run);
+          MF_ASSERT_OK(RunOpKernel());
+          test::ExpectTensorNear<float>(*GetOutput(0), expected, 1e-5, 1e-5);
+        }
+      }
+    }
   }
 }
 

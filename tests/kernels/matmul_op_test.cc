@@ -139,6 +139,76 @@ TEST_F(MatMulOpTest, NarrowOneRowProductsSplitTheDepth) {
   CheckAgainstReference<double>(1, 4096, 10, false, false);
 }
 
+// Note [Packed GEMV panels]: a kernel marked by the constant_filters pass
+// packs each b buffer it sees into column panels once and keeps them. Each
+// run here brings a new buffer with new values, past the cache's bound,
+// for widths around a panel's, both transpositions, and products split
+// over the test device's two threads or not: every result must be that
+// run's own product.
+TEST_F(MatMulOpTest, MarkedConstBGivesEachBuffersOwnProduct) {
+  const int64_t shapes[][2] = {{300, 517}, {1100, 1000}, {40, 64},
+                               {64, 129},  {33, 1000},   {2, 256}};
+  for (const auto& s : shapes) {
+    for (bool tb : {false, true}) {
+      const int64_t k = s[0], n = s[1];
+      SCOPED_TRACE(::testing::Message()
+                   << "k=" << k << " n=" << n << " tb=" << tb);
+      MakeNode("MatMul")
+          .Input(DT_FLOAT)
+          .Input(DT_FLOAT)
+          .Attr("transpose_a", false)
+          .Attr("transpose_b", tb)
+          .Attr("_is_filter_const", true);
+      MF_ASSERT_OK(MakeOp());
+      const Tensor a = test::RandomTensor<float>(TensorShape({1, k}), 1);
+      for (int run = 0; run < 10; ++run) {
+        SCOPED_TRACE(run);
+        const Tensor b = test::RandomTensor<float>(
+            tb ? TensorShape({n, k}) : TensorShape({k, n}), 20 + run);
+        ClearInputs();
+        AddInputTensor(a);
+        AddInputTensor(b);
+        MF_ASSERT_OK(RunOpKernel());
+        int64_t rm = 0, rn = 0;
+        const std::vector<double> ref =
+            ReferenceMatMul<float>(a, b, false, tb, &rm, &rn);
+        test::ExpectNearReference<float>(*GetOutput(0), TensorShape({rm, rn}),
+                                         ref, test::SumTolerance<float>(k));
+      }
+    }
+  }
+}
+
+// The panels are kept: rewriting a marked b in place, which a Const never
+// is, goes unseen, and the product is still that of the packed values. An
+// unmarked kernel reads b afresh.
+TEST_F(MatMulOpTest, MarkedConstBIsPackedOnceAndKept) {
+  for (bool marked : {true, false}) {
+    SCOPED_TRACE(marked);
+    auto& node = MakeNode("MatMul").Input(DT_FLOAT).Input(DT_FLOAT);
+    if (marked) node.Attr("_is_filter_const", true);
+    MF_ASSERT_OK(MakeOp());
+    const Tensor a = test::RandomTensor<float>(TensorShape({1, 200}), 1);
+    const Tensor b = test::RandomTensor<float>(TensorShape({200, 300}), 2);
+    int64_t rm = 0, rn = 0;
+    const std::vector<double> first =
+        ReferenceMatMul<float>(a, b, false, false, &rm, &rn);
+    ClearInputs();
+    AddInputTensor(a);
+    AddInputTensor(b);
+    MF_ASSERT_OK(RunOpKernel());
+    // The kernel's own input buffer (AddInputTensor copied b), rewritten.
+    Tensor input_b = GetInput(1);
+    input_b.flat<float>().setConstant(1.0f);
+    MF_ASSERT_OK(RunOpKernel());
+    const std::vector<double> rewritten =
+        ReferenceMatMul<float>(a, input_b, false, false, &rm, &rn);
+    test::ExpectNearReference<float>(*GetOutput(0), TensorShape({rm, rn}),
+                                     marked ? first : rewritten,
+                                     test::SumTolerance<float>(200));
+  }
+}
+
 TEST_F(MatMulOpTest, SmallKnownProduct) {
   MF_ASSERT_OK(MakeMatMul(DT_FLOAT, false, false));
   AddInputFromArray<float>(TensorShape({2, 3}), {1, 2, 3, 4, 5, 6});

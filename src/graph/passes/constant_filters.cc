@@ -1,8 +1,9 @@
-// constant_filters: marks each CPU convolution whose filter is a Const on
-// the same device with `_is_filter_const`, so that its kernel may keep the
-// filter in the convolution library's layout from one run to the next
-// (Note [Reordered constant filters] in src/kernels/cpu_conv_library.h).
-// After placement, where both devices are known.
+// constant_filters: marks each CPU convolution whose filter, and each CPU
+// product whose b, is a Const on the same device with `_is_filter_const`,
+// so that its kernel may keep that operand in a layout of its own from one
+// run to the next (Note [Kept constant layouts] in
+// src/kernels/constant_layout_cache.h). After placement, where both
+// devices are known.
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,18 +20,23 @@ namespace {
 constexpr char kFilterIsConstAttr[] = "_is_filter_const";
 
 // Note [Marking constant filters]
-// A convolution's filter qualifies when input 1 is output 0 of a Const
-// assigned the same device as the convolution: the executor then hands the
-// convolution the Const's own tensor (Note [Constants without a context]),
-// one buffer whose contents never change. A filter that reaches the
-// convolution any other way (a variable's value, a computed tensor, a copy
-// from another device) is not marked, and its kernel reorders it on every
-// run as before. The kernel's cache is keyed by the filter's buffer, so
-// even a wrongly marked filter is reordered again whenever it arrives in a
-// new buffer; only one rewritten in place would be missed. TensorFlow's
-// oneDNN layout pass marks its convolutions the same way (is_filter_const).
+// A convolution's filter (Conv2D, _FusedConv2D) or a product's weights
+// (MatMul, _FusedMatMul: b), input 1 in each, qualifies when it is output
+// 0 of a Const assigned the same device as the node: the executor then
+// hands the node the Const's own tensor (Note [Constants without a
+// context]), one buffer whose contents never change. An operand that
+// reaches the node any other way (a variable's value, a computed tensor, a
+// copy from another device) is not marked, and its kernel reads it as it
+// comes on every run, as before. The kernel's cache is keyed by the
+// operand's buffer, so even a wrongly marked one is rearranged again
+// whenever it arrives in a new buffer; only one rewritten in place would
+// be missed. TensorFlow's oneDNN layout pass marks its convolutions and
+// fused products the same way (is_filter_const).
 bool FilterIsConst(const Node& n) {
-  if (!n.IsOp("Conv2D") && !n.IsOp("_FusedConv2D")) return false;
+  if (!n.IsOp("Conv2D") && !n.IsOp("_FusedConv2D") && !n.IsOp("MatMul") &&
+      !n.IsOp("_FusedMatMul")) {
+    return false;
+  }
   DeviceNameUtils::ParsedName device;
   if (!DeviceNameUtils::ParseFullName(n.assigned_device_name(), &device).ok() ||
       !device.has_type || device.type != DEVICE_CPU) {
@@ -98,10 +104,10 @@ class ConstantFiltersPass : public GraphOptimizationPass {
  public:
   absl::string_view name() const override { return "constant_filters"; }
   absl::string_view preserves() const override {
-    return "every node, edge and result; convolutions whose filter is a "
-           "Const on their device gain _is_filter_const";
+    return "every node, edge and result; convolutions and products whose "
+           "filter or b is a Const on their device gain _is_filter_const";
   }
-  // The remapper's toggle: both prepare convolutions for the CPU kernels.
+  // The remapper's toggle: both prepare nodes for the CPU kernels.
   bool EnabledBy(const RewriterConfig& config) const override {
     return config.remapping() != RewriterConfig::OFF;
   }

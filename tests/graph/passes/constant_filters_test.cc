@@ -1,7 +1,8 @@
 // The constant_filters pass (Note [Marking constant filters]): which
-// convolutions it marks, which it leaves, and that sessions give the same
-// results with the marks (whose kernels keep reordered filters) as without,
-// run after run and from several threads at once.
+// convolutions and products it marks, which it leaves, and that sessions
+// give the same results with the marks (whose kernels keep reordered
+// filters and packed weights) as without, run after run and from several
+// threads at once.
 #include <memory>
 #include <string>
 #include <thread>
@@ -71,7 +72,10 @@ std::vector<std::pair<std::string, bool>> Marks(
       test::PrepareSignatureOnDevices(graph, {"x", "f"}, fetches, passes);
   std::vector<std::pair<std::string, bool>> marks;
   for (const Node* n : placed.prepared.graph.graph->nodes()) {
-    if (!n->IsOp("Conv2D") && !n->IsOp("_FusedConv2D")) continue;
+    if (!n->IsOp("Conv2D") && !n->IsOp("_FusedConv2D") && !n->IsOp("MatMul") &&
+        !n->IsOp("_FusedMatMul")) {
+      continue;
+    }
     bool marked = false;
     TryGetNodeAttr(AttrSlice(n->def()), "_is_filter_const", &marked);
     marks.emplace_back(n->name(), marked);
@@ -111,7 +115,42 @@ TEST(ConstantFiltersTest, VariableFilterIsNotMarked) {
               ::testing::ElementsAre(std::make_pair("plain", false)));
 }
 
-std::unique_ptr<Session> MakeSession(bool remapping) {
+// x [1,300] -> MatMul (300x517 Const w) -> BiasAdd -> Relu ("dense",
+// which the remapper makes a _FusedMatMul); a plain MatMul ("logits",
+// Const [10,300] transposed) of the same input; and one ("fed") whose b is
+// fed.
+GraphDef DenseGraph() {
+  GraphBuilder b;
+  b.Placeholder("x", DT_FLOAT);
+  b.Placeholder("f", DT_FLOAT);
+  b.Const("w", Values(TensorShape({300, 517}), 1));
+  b.Const("bias", Values(TensorShape({517}), 2));
+  b.Const("w_t", Values(TensorShape({10, 300}), 3));
+  auto matmul = [&](const std::string& name, const std::string& weights,
+                    bool transpose_b) {
+    NodeDef* n = b.Node(name, "MatMul", {"x", weights});
+    AddNodeAttr("T", DT_FLOAT, n);
+    AddNodeAttr("transpose_a", false, n);
+    AddNodeAttr("transpose_b", transpose_b, n);
+  };
+  matmul("product", "w", false);
+  b.Add("biased", "BiasAdd", {"product", "bias"}, DT_FLOAT);
+  b.Add("dense", "Relu", {"biased"}, DT_FLOAT);
+  matmul("logits", "w_t", true);
+  matmul("fed", "f", false);
+  return b.graph();
+}
+
+TEST(ConstantFiltersTest, MarksProductsWhoseWeightsAreAConst) {
+  EXPECT_THAT(
+      Marks(DenseGraph(), /*remapping=*/true, {"dense", "logits", "fed"}),
+      ::testing::UnorderedElementsAre(std::make_pair("dense", true),
+                                      std::make_pair("logits", true),
+                                      std::make_pair("fed", false)));
+}
+
+std::unique_ptr<Session> MakeSession(bool remapping,
+                                     const GraphDef& graph = ConvGraph()) {
   SessionOptions options;
   options.config.set_inter_op_parallelism_threads(2);
   options.config.set_intra_op_parallelism_threads(2);
@@ -120,32 +159,34 @@ std::unique_ptr<Session> MakeSession(bool remapping) {
         ->mutable_rewrite_options()
         ->set_remapping(RewriterConfig::OFF);
   }
-  auto session = Session::Create(ConvGraph(), options);
+  auto session = Session::Create(graph, options);
   EXPECT_TRUE(session.ok()) << session.status();
   return session.ok() ? std::move(session).value() : nullptr;
 }
 
-// The marked kernels keep oneDNN's copy of their filters from the first run
+// The marked kernels keep their copies of the Consts from the first run
 // on; every later run, and runs from four threads at once, must give what
-// the unmarked graph gives. The fed convolution takes a new filter each
-// run, so a kept copy of it would show.
-TEST(ConstantFiltersTest, SessionsAgreeWithAndWithoutTheMarks) {
-  std::unique_ptr<Session> marked = MakeSession(true);
-  std::unique_ptr<Session> unmarked = MakeSession(false);
+// the unmarked graph gives. The fed node takes a new operand each run, so
+// a kept copy of it would show.
+void ExpectSessionsAgree(const GraphDef& graph, const TensorShape& x_shape,
+                         const TensorShape& f_shape,
+                         const std::vector<std::string>& fetches) {
+  std::unique_ptr<Session> marked = MakeSession(true, graph);
+  std::unique_ptr<Session> unmarked = MakeSession(false, graph);
   ASSERT_NE(marked, nullptr);
   ASSERT_NE(unmarked, nullptr);
-  const Tensor x = Values(TensorShape({1, 12, 12, 8}), 4);
+  const Tensor x = Values(x_shape, 4);
   std::vector<std::vector<Tensor>> expected;
   for (int run = 0; run < 3; ++run) {
     const std::vector<std::pair<std::string, Tensor>> feeds = {
-        {"x", x}, {"f", Values(TensorShape({3, 3, 8, 2}), 10 + run)}};
+        {"x", x}, {"f", Values(f_shape, 10 + run)}};
     std::vector<Tensor> want, got;
-    MF_ASSERT_OK(unmarked->Run(feeds, kFetches, {}, &want));
-    MF_ASSERT_OK(marked->Run(feeds, kFetches, {}, &got));
+    MF_ASSERT_OK(unmarked->Run(feeds, fetches, {}, &want));
+    MF_ASSERT_OK(marked->Run(feeds, fetches, {}, &got));
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) {
-      SCOPED_TRACE(kFetches[i]);
-      test::ExpectTensorNear<float>(got[i], want[i], 1e-5);
+      SCOPED_TRACE(fetches[i]);
+      test::ExpectTensorNear<float>(got[i], want[i], 1e-5, 1e-5);
     }
     expected.push_back(std::move(want));
   }
@@ -155,17 +196,26 @@ TEST(ConstantFiltersTest, SessionsAgreeWithAndWithoutTheMarks) {
       for (int i = 0; i < 10; ++i) {
         const int run = (t + i) % 3;
         std::vector<Tensor> got;
-        MF_EXPECT_OK(marked->Run(
-            {{"x", x}, {"f", Values(TensorShape({3, 3, 8, 2}), 10 + run)}},
-            kFetches, {}, &got));
-        if (got.size() != kFetches.size()) continue;
+        MF_EXPECT_OK(marked->Run({{"x", x}, {"f", Values(f_shape, 10 + run)}},
+                                 fetches, {}, &got));
+        if (got.size() != fetches.size()) continue;
         for (size_t k = 0; k < got.size(); ++k) {
-          test::ExpectTensorNear<float>(got[k], expected[run][k], 1e-5);
+          test::ExpectTensorNear<float>(got[k], expected[run][k], 1e-5, 1e-5);
         }
       }
     });
   }
   for (std::thread& t : threads) t.join();
+}
+
+TEST(ConstantFiltersTest, SessionsAgreeWithAndWithoutTheMarks) {
+  ExpectSessionsAgree(ConvGraph(), TensorShape({1, 12, 12, 8}),
+                      TensorShape({3, 3, 8, 2}), kFetches);
+}
+
+TEST(ConstantFiltersTest, DenseSessionsAgreeWithAndWithoutTheMarks) {
+  ExpectSessionsAgree(DenseGraph(), TensorShape({1, 300}),
+                      TensorShape({300, 64}), {"dense", "logits", "fed"});
 }
 
 }  // namespace
