@@ -92,18 +92,37 @@ void BM_Conv2D(benchmark::State& state) {
 BENCHMARK(BM_Conv2D)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
 
 // cnn_small's first layer (peer harness): [1,64,64,3] x [3,3,3,32] SAME,
-// 27-value patches.
+// 27-value patches, computed directly (Note [Shallow-input convolutions]);
+// and with 64 output channels, as VGG's first layer. Args: threads,
+// out_depth.
 void BM_Conv2DThreeChannels(benchmark::State& state) {
+  const int64_t out_depth = state.range(1);
   RunKernel(state, WindowNode("Conv2D", "SAME", {1, 1, 1, 1}),
             static_cast<int>(state.range(0)),
             {RandomFloats(TensorShape({1, 64, 64, 3})),
-             RandomFloats(TensorShape({3, 3, 3, 32}))},
-            2.0 * 64 * 64 * 32 * 27);
+             RandomFloats(TensorShape({3, 3, 3, out_depth}))},
+            2.0 * 64 * 64 * out_depth * 27);
 }
 BENCHMARK(BM_Conv2DThreeChannels)
+    ->ArgNames({"threads", "out_depth"})
+    ->ArgsProduct({{1, 2}, {16, 32, 64}})
+    ->UseRealTime();
+
+// A ResNet stem at batch 1: [1,224,224,3] x [7,7,3,64] SAME, stride 2,
+// 147-value patches: too large a filter for the direct path (Note
+// [Shallow-input convolutions]), so through the library.
+void BM_Conv2DStem(benchmark::State& state) {
+  RunKernel(state, WindowNode("Conv2D", "SAME", {1, 2, 2, 1}),
+            static_cast<int>(state.range(0)),
+            {RandomFloats(TensorShape({1, 224, 224, 3})),
+             RandomFloats(TensorShape({7, 7, 3, 64}))},
+            2.0 * 112 * 112 * 64 * 147);
+}
+BENCHMARK(BM_Conv2DStem)
     ->ArgName("threads")
     ->Arg(1)
     ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
 // ResNet-50's deepest 3x3 layer at batch 1, [1,7,7,512] x [3,3,512,512]

@@ -14,6 +14,7 @@
 #include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
+#include "src/kernels/conv_shallow_input.h"
 #include "src/kernels/cpu_conv_library.h"
 #include "src/kernels/cpu_gemm.h"
 
@@ -124,6 +125,10 @@ Status LaunchConv2D(OpKernelContext* ctx, const Conv2DDimensions& d,
       after_pixels = [&](float* rows, int64_t pixels) {
         output_kernel(rows, pixels);
       };
+    }
+    if (UseShallowInputConv2D(d)) {
+      return ShallowInputConv2D(ctx, d, input, filter, library_epilogue, output,
+                                after_pixels);
     }
     MF_RETURN_IF_ERROR(LibraryConv2D(ctx, d, input, filter, library_epilogue,
                                      output, after_pixels, constant_filter,

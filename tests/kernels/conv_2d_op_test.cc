@@ -480,6 +480,43 @@ TEST_F(Conv2DOpTest, RejectsOutputWhoseSizeOverflows) {
   EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// Inputs of up to kMaxShallowInDepth channels with out_depth a multiple of
+// the vector width are computed directly (Note [Shallow-input
+// convolutions]): blocks of pixels and single pixels after them, one or
+// two vectors of output channels, strides, every padding (a pad wider than
+// the image included), batches, and images split over the test device's
+// two threads. The stem, 48 channels and the dilated case are not taken
+// and go on to the library.
+TEST_F(Conv2DOpTest, ShallowInputsMatchReference) {
+  const std::vector<ConvCase> cases = {
+      // cnn_small's first layer.
+      {{1, 64, 64, 3}, {3, 3, 3, 32}, 1, 1, 1, 1, "SAME"},
+      {{2, 13, 11, 3}, {3, 3, 3, 16}, 1, 1, 1, 1, "SAME"},
+      // A ResNet-like stem: 7x7 stride 2, 64 channels.
+      {{1, 23, 29, 3}, {7, 7, 3, 64}, 2, 2, 1, 1, "SAME"},
+      {{2, 9, 10, 1}, {3, 3, 1, 48}},
+      {{1, 8, 8, 4}, {2, 2, 4, 32}, 1, 1, 1, 1, "SAME"},
+      {{1, 6, 7, 2},
+       {3, 3, 2, 16},
+       1,
+       2,
+       1,
+       1,
+       "EXPLICIT",
+       {0, 0, 2, 1, 0, 3, 0, 0}},
+      {{1, 3, 4, 3},
+       {5, 5, 3, 16},
+       1,
+       1,
+       1,
+       1,
+       "EXPLICIT",
+       {0, 0, 6, 1, 2, 7, 0, 0}},
+      {{1, 9, 10, 3}, {3, 3, 3, 16}, 1, 1, 2, 2, "SAME"},
+  };
+  for (const ConvCase& c : cases) Check<float>(c);
+}
+
 TEST_F(Conv2DOpTest, ReportsScratchThatCannotBeAllocated) {
   // Room for the 1 KiB output but not for a tile of 576-value patches.
   // Static: the fixture frees its tensors after this test body returns.
@@ -488,6 +525,17 @@ TEST_F(Conv2DOpTest, ReportsScratchThatCannotBeAllocated) {
   MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
   AddInputTensor(test::RandomTensor<float>(TensorShape({1, 8, 8, 64}), 1));
   AddInputTensor(test::RandomTensor<float>(TensorShape({3, 3, 64, 4}), 2));
+  EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kResourceExhausted));
+}
+
+TEST_F(Conv2DOpTest, ShallowInputReportsPaddedRowsThatCannotBeAllocated) {
+  // Room for the 16 KiB output but not for the padded input rows (Note
+  // [Shallow-input convolutions]).
+  static CpuAllocator small(17 * 1024);
+  set_allocator(&small);
+  MF_ASSERT_OK(MakeConv(DT_FLOAT, {1, 1, 1, 1}, "SAME"));
+  AddInputTensor(test::RandomTensor<float>(TensorShape({1, 16, 16, 3}), 1));
+  AddInputTensor(test::RandomTensor<float>(TensorShape({3, 3, 3, 16}), 2));
   EXPECT_THAT(RunOpKernel(), StatusIs(absl::StatusCode::kResourceExhausted));
 }
 

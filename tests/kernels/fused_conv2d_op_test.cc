@@ -178,6 +178,12 @@ class FusedConv2DOpTest : public test::OpsTestBase {
         // One image in two row slices through oneDNN's convolution, the
         // epilogue per slice (Note [CPU convolution library]).
         {{1, 40, 33, 16}, {3, 3, 16, 32}},
+        // Shallow inputs, computed directly with the bias and a Relu or
+        // Relu6 in registers, other activations after each row (Note
+        // [Shallow-input convolutions]); the second has single pixels
+        // after its blocks.
+        {{1, 20, 19, 3}, {3, 3, 3, 32}},
+        {{2, 15, 17, 1}, {5, 5, 1, 16}, {1, 2, 2, 1}, "SAME"},
     };
   }
 };
