@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <vector>
 
 #include "Eigen/Core"
+#include "absl/container/inlined_vector.h"
 #include "absl/synchronization/mutex.h"
 #include "minflow/core/work_sharder.h"
 
@@ -146,7 +146,8 @@ Status ShallowInputConv2D(
   const int64_t padded_cols = (d.out_cols - 1) * d.stride_cols + d.filter_cols;
   const int64_t padded_row = padded_cols * d.in_depth;
   const int64_t row_taps = d.filter_cols * d.in_depth;
-  std::vector<int64_t> offsets(d.filter_rows * row_taps);
+  // A few hundred taps at most (kMaxShallowFilterBytes); an RGB 3x3 has 27.
+  absl::InlinedVector<int64_t, 64> offsets(d.filter_rows * row_taps);
   for (int64_t r = 0; r < d.filter_rows; ++r) {
     for (int64_t i = 0; i < row_taps; ++i) {
       offsets[r * row_taps + i] = r * padded_row + i;
