@@ -43,6 +43,30 @@ else()
                  "skipped")
 endif()
 
+# In a sanitized build the interpreter loads an instrumented libminflow,
+# and ASan insists on coming first in the process ("ASan runtime does not
+# come first in initial library list"): tests that run Python preload the
+# compiler's sanitizer runtimes, MINFLOW_PYTHON_SANITIZER_ENV, and leave
+# LeakSanitizer off (the interpreter keeps its objects at exit by design).
+set(MINFLOW_PYTHON_SANITIZER_ENV "")
+if(MINFLOW_SANITIZE MATCHES "address")
+  set(_minflow_preload "")
+  foreach(runtime IN ITEMS asan ubsan)
+    if(runtime STREQUAL "asan" OR MINFLOW_SANITIZE MATCHES "undefined")
+      execute_process(
+        COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=lib${runtime}.so
+        OUTPUT_VARIABLE _minflow_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+      if(IS_ABSOLUTE "${_minflow_runtime}" AND EXISTS "${_minflow_runtime}")
+        list(APPEND _minflow_preload "${_minflow_runtime}")
+      endif()
+    endif()
+  endforeach()
+  list(JOIN _minflow_preload ":" _minflow_preload)
+  set(MINFLOW_PYTHON_SANITIZER_ENV
+      "LD_PRELOAD=${_minflow_preload}"
+      "ASAN_OPTIONS=intercept_tls_get_addr=0:detect_leaks=0")
+endif()
+
 # Installed as <prefix>/<libdir>/python/minflow, with _install_paths.py
 # naming the library relative to the package, so the prefix can move.
 set(MINFLOW_PYTHON_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/python)
