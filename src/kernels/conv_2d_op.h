@@ -11,7 +11,6 @@
 #include "Eigen/Core"
 #include "absl/synchronization/mutex.h"
 #include "minflow/core/work_sharder.h"
-#include "minflow/framework/node_def_util.h"
 #include "minflow/framework/op_kernel.h"
 #include "src/kernels/conv_ops_common.h"
 #include "src/kernels/conv_shallow_input.h"
