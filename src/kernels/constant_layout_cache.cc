@@ -35,6 +35,11 @@ const float* ConstantLayoutCache::Keep(const Tensor& constant,
   return entries_.back()->copy.base<const float>();
 }
 
+bool ConstantLayoutCache::Full() const {
+  absl::MutexLock lock(&mu_);
+  return entries_.size() >= kMaxEntries;
+}
+
 bool OperandIsMarkedConst(OpKernelConstruction* ctx) {
   bool marked = false;
   return TryGetNodeAttr(AttrSlice(ctx->def()), "_is_filter_const", &marked) &&

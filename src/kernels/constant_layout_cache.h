@@ -47,6 +47,9 @@ class ConstantLayoutCache {
   // the copy another thread kept first. Returns null, and leaves `*copy`
   // alone, when the cache already holds kMaxEntries.
   const float* Keep(const Tensor& constant, const void* layout, Tensor* copy);
+  // Whether the cache holds kMaxEntries, so that Keep would refuse: a
+  // caller whose copy is only worth making to keep it can skip the work.
+  bool Full() const;
 
   // A kernel sees a few operand buffers (one per session that shares it)
   // and a few layouts (one per geometry); past this, operands are

@@ -84,6 +84,9 @@ const float* FindOrPackGemvPanels(OpKernelContext* ctx,
   if (const float* kept = constant.cache->Find(*constant.tensor, layout)) {
     return kept;
   }
+  // Packing costs a pass over b, more than reading it once: only worth it
+  // for panels that are kept.
+  if (constant.cache->Full()) return nullptr;
   Tensor panels;
   if (!AllocateKeptCopy(ctx, GemvPanelsSize(k, n), "a matrix's GEMV panels",
                         &panels)

@@ -145,7 +145,8 @@ void GemvOverPanels(const float* a, int64_t k, const float* panels, int64_t n,
                     int64_t first, int64_t last, float* out);
 // The panels of `constant` (b, as in PackGemvPanels), packed on the first
 // call and kept in `cache`; null when they cannot be kept (the cache is
-// full, or out of memory), and the caller reads b itself.
+// full, checked before packing, or out of memory), and the caller reads b
+// itself.
 const float* FindOrPackGemvPanels(OpKernelContext* ctx,
                                   const ConstantOperand& constant,
                                   bool transpose_b, int64_t k, int64_t n);

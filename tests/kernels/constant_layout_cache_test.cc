@@ -60,10 +60,12 @@ TEST(ConstantLayoutCacheTest, KeepsAtMostMaxEntries) {
   ConstantLayoutCache cache;
   std::vector<Tensor> constants;
   for (size_t i = 0; i < ConstantLayoutCache::kMaxEntries; ++i) {
+    EXPECT_FALSE(cache.Full()) << i;
     constants.push_back(Floats(static_cast<float>(i)));
     Tensor copy = Floats(static_cast<float>(i));
     ASSERT_NE(cache.Keep(constants.back(), &kLayoutA, &copy), nullptr);
   }
+  EXPECT_TRUE(cache.Full());
   const Tensor one_more = Floats(-1);
   Tensor copy = Floats(-1);
   EXPECT_EQ(cache.Keep(one_more, &kLayoutA, &copy), nullptr);
